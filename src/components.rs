@@ -1,0 +1,1 @@
+//! Presentational components: data arrives as props; they never call the server.

@@ -1,0 +1,15 @@
+//! Pure Kubernetes DaemonSet rules: placement, rollout budget and verdict, coverage.
+//!
+//! Why a separate layer: the same decisions are needed by the offline CLI, the live server,
+//! the simulated cluster's controller and the browser. Nothing here does I/O or async, and
+//! nothing here imports kube or k8s-openapi, so it compiles to WASM too. The rules follow
+//! `k8s-daemonset-semantics.md` (cited as §a…§i in doc comments and test names).
+
+pub mod coverage;
+pub mod facts;
+pub mod rollout;
+pub mod scheduling;
+pub mod validation;
+pub mod view;
+
+pub use facts::*;

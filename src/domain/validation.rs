@@ -1,0 +1,1 @@
+//! CONTRACT STUB (to be replaced): what the API server would default and reject (§i).

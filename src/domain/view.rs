@@ -1,0 +1,124 @@
+//! The data the browser receives: the matrix snapshot and the live deltas that follow it.
+//!
+//! Why here: the server produces these and the hydrated page consumes them, so the one
+//! definition must compile to WASM. They are compact on purpose (5,000 nodes × 30 DaemonSets
+//! is 150,000 cells): a cell is one state per row/column slot, not an object.
+
+use super::coverage::CellState;
+use serde::{Deserialize, Serialize};
+
+/// One DaemonSet column with its rollout summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DaemonSetColumn {
+    /// `namespace/name`
+    pub key: String,
+    pub namespace: String,
+    pub name: String,
+    pub desired: i64,
+    pub ready: i64,
+    pub updated: i64,
+    pub available: i64,
+    pub misscheduled: i64,
+    /// Cells in state `missing` (should run, no pod).
+    pub missing: i64,
+    /// "RollingUpdate" / "OnDelete".
+    pub strategy: String,
+    /// Resolved budget, None when it cannot be resolved (then `budget_error` says why).
+    pub max_unavailable: Option<i64>,
+    pub max_surge: Option<i64>,
+    pub budget_error: Option<String>,
+    /// How much of the budget is in use now (unavailable nodes, or surge pods in flight).
+    pub budget_in_use: i64,
+    /// The line `kubectl rollout status` would print, or its error.
+    pub rollout_message: String,
+    pub rollout_done: bool,
+    pub rollout_error: Option<String>,
+}
+
+/// One node row; `cells[i]` is the state for `MatrixSnapshot::daemonsets[i]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeRow {
+    pub name: String,
+    pub ready: Option<bool>,
+    pub unschedulable: bool,
+    /// Taints rendered `key=value:Effect`, bounded in length.
+    pub taints: Vec<String>,
+    /// A few identifying labels (role, zone, pool), bounded in length.
+    pub labels: Vec<(String, String)>,
+    pub cells: Vec<CellState>,
+}
+
+/// Health of one watched resource, so the page can say what is stale or denied (design:
+/// "degrade, never lie").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceHealth {
+    /// "nodes", "daemonsets", "pods", "controllerrevisions", "events"
+    pub resource: String,
+    pub synced: bool,
+    /// e.g. "cannot list pods: forbidden for user X"; None when healthy.
+    pub error: Option<String>,
+    /// Unix seconds since when the data is stale; None when live.
+    pub stale_since: Option<i64>,
+}
+
+/// The whole matrix at one version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatrixSnapshot {
+    pub version: u64,
+    /// Which cluster and context this shows (page header).
+    pub cluster: String,
+    pub daemonsets: Vec<DaemonSetColumn>,
+    pub nodes: Vec<NodeRow>,
+    pub health: Vec<ResourceHealth>,
+}
+
+/// One change to the matrix. Applied in order of `LiveMessage::version`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Delta {
+    /// One cell changed state.
+    Cell { node: String, daemonset: String, state: CellState },
+    /// A node appeared or changed (its whole row).
+    NodeUpsert(NodeRow),
+    NodeRemoved { name: String },
+    /// A DaemonSet appeared or changed: the column and its state in every row, in the
+    /// order of the current node list.
+    DaemonSetUpsert { column: DaemonSetColumn, states: Vec<(String, CellState)> },
+    DaemonSetRemoved { key: String },
+    Health(ResourceHealth),
+}
+
+/// What `/api/live` sends as one SSE message (`id:` is `version`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum LiveMessage {
+    Snapshot(MatrixSnapshot),
+    Deltas { version: u64, deltas: Vec<Delta> },
+}
+
+/// A pod as the explanation panel shows it (never env, command lines or volumes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PodSummary {
+    pub name: String,
+    pub phase: String,
+    pub ready: bool,
+    pub updated: bool,
+    pub revision_hash: String,
+    pub restart_count: i32,
+    pub waiting_reason: Option<String>,
+    pub terminating: bool,
+    /// Age in seconds at the time of the answer.
+    pub age_seconds: i64,
+}
+
+/// Why one cell is what it is: the answer to clicking a cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellExplanation {
+    pub node: String,
+    pub daemonset: String,
+    pub state: CellState,
+    /// One sentence a person reads first ("Should run here and does: ready on the current revision").
+    pub summary: String,
+    pub placement: super::scheduling::Placement,
+    pub pods: Vec<PodSummary>,
+    /// What would change this cell, from the failing reasons (may be empty).
+    pub what_would_change: Vec<String>,
+}

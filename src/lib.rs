@@ -1,0 +1,28 @@
+//! daemonscope: a read-only, live web dashboard for Kubernetes DaemonSets.
+//!
+//! The module tree follows the layers of `design.md`: `domain` (pure rules, also in WASM),
+//! `cluster` and `sim` (server-only I/O), `web` (axum), `pages`/`components` (Leptos UI).
+#![recursion_limit = "256"]
+
+pub mod app;
+pub mod components;
+pub mod domain;
+pub mod pages;
+pub mod server_fns;
+
+#[cfg(feature = "ssr")]
+pub mod cli;
+#[cfg(feature = "ssr")]
+pub mod cluster;
+#[cfg(feature = "ssr")]
+pub mod sim;
+#[cfg(feature = "ssr")]
+pub mod web;
+
+/// The WASM entry point: hydrates the server-rendered page in place.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

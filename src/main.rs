@@ -1,0 +1,160 @@
+//! The `daemonscope` binary: a thin clap front over the library. Errors end here as one line.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "daemonscope", version, about = "A read-only, live dashboard for Kubernetes DaemonSets", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Output format of the offline commands.
+#[derive(Clone, Copy, ValueEnum)]
+enum Output {
+    Text,
+    Json,
+}
+
+impl From<Output> for daemonscope::cli::OutputFormat {
+    fn from(o: Output) -> Self {
+        match o {
+            Output::Text => daemonscope::cli::OutputFormat::Text,
+            Output::Json => daemonscope::cli::OutputFormat::Json,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the dashboard for a cluster (kubeconfig, in-cluster, or --demo).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:3000")]
+        listen: SocketAddr,
+        /// Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+        #[arg(long, env = "KUBECONFIG")]
+        kubeconfig: Option<PathBuf>,
+        /// Kubeconfig context to use (default: the current context).
+        #[arg(long)]
+        context: Option<String>,
+        /// Only show DaemonSets in this namespace (repeatable). Nodes are always cluster-wide.
+        #[arg(long = "namespace", short = 'n')]
+        namespaces: Vec<String>,
+        /// Run against the embedded simulated cluster, optionally with a scenario file
+        /// (default: scenarios/demo.yaml).
+        #[arg(long, num_args = 0..=1, default_missing_value = "scenarios/demo.yaml")]
+        demo: Option<PathBuf>,
+        /// With --demo: generate a cluster instead of a scenario file,
+        /// e.g. nodes=5000,daemonsets=30,seed=1.
+        #[arg(long, requires = "demo")]
+        generate: Option<String>,
+    },
+    /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
+    Sim {
+        /// Scenario file: multi-document YAML of Nodes, DaemonSets, Pods and a settings document.
+        #[arg(long, conflicts_with = "generate")]
+        scenario: Option<PathBuf>,
+        /// Generated cluster spec, e.g. nodes=5000,daemonsets=30,seed=1.
+        #[arg(long)]
+        generate: Option<String>,
+        /// Address to listen on (loopback unless --allow-non-loopback).
+        #[arg(long, default_value = "127.0.0.1:6443")]
+        listen: SocketAddr,
+        /// Allow a non-loopback --listen: anyone who reaches it can change the simulated cluster.
+        #[arg(long)]
+        allow_non_loopback: bool,
+        /// Write a kubeconfig for kubectl pointing at this server.
+        #[arg(long)]
+        write_kubeconfig: Option<PathBuf>,
+    },
+    /// Explain whether a DaemonSet's pod should run on a node, from kubectl -o yaml|json dumps.
+    Explain {
+        /// File with one Node (JSON or YAML, as `kubectl get node X -o yaml` prints it).
+        #[arg(long)]
+        node: PathBuf,
+        /// File with one DaemonSet (JSON or YAML).
+        #[arg(long)]
+        daemonset: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        output: Output,
+    },
+    /// Print the budget and the verdict `kubectl rollout status` would give for a DaemonSet dump.
+    Rollout {
+        /// File with one DaemonSet (JSON or YAML).
+        #[arg(long)]
+        daemonset: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        output: Output,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    daemonscope::cli::init_tracing();
+    match cli.command {
+        Command::Explain { node, daemonset, output } => {
+            print_or_fail(daemonscope::cli::explain::run(&node, &daemonset, output.into()))
+        }
+        Command::Rollout { daemonset, output } => {
+            print_or_fail(daemonscope::cli::rollout::run(&daemonset, output.into()))
+        }
+        Command::Sim { scenario, generate, listen, allow_non_loopback, write_kubeconfig } => {
+            let options = daemonscope::sim::SimOptions {
+                source: daemonscope::sim::ScenarioSource::from_args(scenario, generate),
+                listen,
+                allow_non_loopback,
+                write_kubeconfig,
+            };
+            run_async(daemonscope::sim::run_standalone(options))
+        }
+        Command::Serve { listen, kubeconfig, context, namespaces, demo, generate } => {
+            let target = match (demo, generate) {
+                (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
+                    daemonscope::sim::ScenarioSource::Generate(spec),
+                ),
+                (Some(path), None) => daemonscope::web::ClusterTarget::Demo(
+                    daemonscope::sim::ScenarioSource::File(path),
+                ),
+                (None, None) => daemonscope::web::ClusterTarget::Kubeconfig { path: kubeconfig, context },
+            };
+            let options = daemonscope::web::ServeOptions { listen, target, namespaces };
+            run_async(daemonscope::web::serve(options))
+        }
+    }
+}
+
+/// Offline commands: print the result, or one line on stderr and exit 2.
+fn print_or_fail(result: Result<String, daemonscope::cli::CliError>) -> ExitCode {
+    match result {
+        Ok(out) => {
+            println!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Long-running commands: a runtime, then one error line and exit 2 on failure.
+fn run_async<E: std::fmt::Display>(fut: impl std::future::Future<Output = Result<(), E>>) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(fut) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

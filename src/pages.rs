@@ -1,0 +1,2 @@
+//! One module per route; each owns its resources, Suspense and query parameters.
+pub mod matrix;

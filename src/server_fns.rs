@@ -1,0 +1,1 @@
+//! Thin `#[server]` functions: state from context, then domain, then a DTO.
