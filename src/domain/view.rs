@@ -84,6 +84,9 @@ pub enum Delta {
     /// order of the current node list.
     DaemonSetUpsert { column: DaemonSetColumn, states: Vec<(String, CellState)> },
     DaemonSetRemoved { key: String },
+    /// A DaemonSet's summary (counts, budget, verdict) changed but none of its cells did:
+    /// the column without 5,000 cell states (a status update, a pod event's counts).
+    Column(DaemonSetColumn),
     Health(ResourceHealth),
 }
 
