@@ -1,1 +1,2 @@
-//! CONTRACT STUB (to be replaced): what the API server would default and reject (§i).
+//! What the API server would default and reject (§i).
+pub mod names;
