@@ -72,7 +72,10 @@ impl AppState {
             .site_addr(listen)
             .env(leptos::config::Env::PROD)
             .build();
-        Self { leptos_options, live }
+        Self {
+            leptos_options,
+            live,
+        }
     }
 }
 
@@ -92,22 +95,28 @@ pub fn router(state: AppState) -> Router {
             || {},
             move || crate::app::shell(options.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(crate::app::shell));
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            crate::app::shell,
+        ));
     headers::secure(router).with_state(state)
 }
 
 /// Connects to the target. The demo handle (if any) must live as long as the server.
-async fn connect(target: &ClusterTarget) -> Result<(Connection, Option<crate::sim::SimHandle>), ClusterError> {
+async fn connect(
+    target: &ClusterTarget,
+) -> Result<(Connection, Option<crate::sim::SimHandle>), ClusterError> {
     match target {
-        ClusterTarget::Kubeconfig { path, context } => {
-            Ok((connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?, None))
-        }
+        ClusterTarget::Kubeconfig { path, context } => Ok((
+            connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
+            None,
+        )),
         ClusterTarget::Demo(source) => {
             let sim = crate::sim::start_in_process(source.clone())
                 .await
                 .map_err(|err| ClusterError::Demo(err.to_string()))?;
             let config = sim.kube_config();
-            let conn = connect::from_config(config, format!("demo ({})", sim.url), "demo-user".into())?;
+            let conn =
+                connect::from_config(config, format!("demo ({})", sim.url), "demo-user".into())?;
             Ok((conn, Some(sim)))
         }
     }
@@ -143,7 +152,10 @@ async fn shutdown_signal() {
 }
 
 /// Starts watching a connected cluster: the live state with its watcher tasks.
-pub async fn start_watching(conn: &Connection, namespaces: &[String]) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
+pub async fn start_watching(
+    conn: &Connection,
+    namespaces: &[String],
+) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
     let scopes = watch::scopes(namespaces);
     let live = Live::new(ClusterState::new(conn.cluster.clone()), &scopes);
     let streaming = connect::supports_streaming_lists(&conn.client).await;
@@ -153,12 +165,19 @@ pub async fn start_watching(conn: &Connection, namespaces: &[String]) -> (Arc<Li
 
 /// Serve the dashboard until interrupted.
 pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
-    let (conn, sim) = connect(&options.target).await.map_err(std::io::Error::other)?;
+    let (conn, sim) = connect(&options.target)
+        .await
+        .map_err(std::io::Error::other)?;
     tracing::info!(cluster = %conn.cluster, "connected");
     let (live, watchers) = start_watching(&conn, &options.namespaces).await;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
-        .map_err(|err| std::io::Error::new(err.kind(), format!("cannot listen on {}: {err}", options.listen)))?;
+        .map_err(|err| {
+            std::io::Error::new(
+                err.kind(),
+                format!("cannot listen on {}: {err}", options.listen),
+            )
+        })?;
     let addr = listener.local_addr()?;
     println!("daemonscope: serving {} on http://{addr}", conn.cluster);
     let result = axum::serve(listener, router(AppState::new(addr, live)))

@@ -28,7 +28,10 @@ pub struct Connection {
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection").field("cluster", &self.cluster).field("user", &self.user).finish()
+        f.debug_struct("Connection")
+            .field("cluster", &self.cluster)
+            .field("user", &self.user)
+            .finish()
     }
 }
 
@@ -42,19 +45,35 @@ fn with_user_agent(mut config: Config) -> Config {
 }
 
 /// Builds a client from a ready kube `Config` (the demo cluster's, or one loaded here).
-pub fn from_config(config: Config, cluster: String, user: String) -> Result<Connection, ClusterError> {
+pub fn from_config(
+    config: Config,
+    cluster: String,
+    user: String,
+) -> Result<Connection, ClusterError> {
     let config = with_user_agent(config);
-    let client = Client::try_from(config).map_err(|source| ClusterError::Client { cluster: cluster.clone(), source })?;
-    Ok(Connection { client, cluster, user })
+    let client = Client::try_from(config).map_err(|source| ClusterError::Client {
+        cluster: cluster.clone(),
+        source,
+    })?;
+    Ok(Connection {
+        client,
+        cluster,
+        user,
+    })
 }
 
 fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
     // `--kubeconfig` comes from KUBECONFIG too, which may list several files.
-    let wrap = |source: KubeconfigError| ClusterError::Kubeconfig { path: path.display().to_string(), source };
+    let wrap = |source: KubeconfigError| ClusterError::Kubeconfig {
+        path: path.display().to_string(),
+        source,
+    };
     let mut merged = Kubeconfig::default();
     let mut any = false;
     for file in std::env::split_paths(path.as_os_str()).filter(|p| !p.as_os_str().is_empty()) {
-        merged = merged.merge(Kubeconfig::read_from(&file).map_err(wrap)?).map_err(wrap)?;
+        merged = merged
+            .merge(Kubeconfig::read_from(&file).map_err(wrap)?)
+            .map_err(wrap)?;
         any = true;
     }
     if !any {
@@ -65,9 +84,15 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
 
 /// What the header says for a kubeconfig context, and the user it authenticates as.
 fn describe(kubeconfig: &Kubeconfig, context: &str) -> (String, String) {
-    let named = kubeconfig.contexts.iter().find(|c| c.name == context).and_then(|c| c.context.as_ref());
+    let named = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref());
     let cluster = named.map(|c| c.cluster.clone()).unwrap_or_default();
-    let user = named.and_then(|c| c.user.clone()).unwrap_or_else(|| "unknown".into());
+    let user = named
+        .and_then(|c| c.user.clone())
+        .unwrap_or_else(|| "unknown".into());
     let label = if cluster.is_empty() || cluster == context {
         context.to_string()
     } else {
@@ -78,7 +103,10 @@ fn describe(kubeconfig: &Kubeconfig, context: &str) -> (String, String) {
 
 /// Connects with a kubeconfig (`path`, else KUBECONFIG/~/.kube/config) and an optional
 /// context; without any kubeconfig, with the in-cluster service account.
-pub async fn from_kubeconfig(path: Option<&Path>, context: Option<&str>) -> Result<Connection, ClusterError> {
+pub async fn from_kubeconfig(
+    path: Option<&Path>,
+    context: Option<&str>,
+) -> Result<Connection, ClusterError> {
     let kubeconfig = match path {
         Some(path) => Some(read_kubeconfig(path)?),
         None => match Kubeconfig::read() {
@@ -101,13 +129,25 @@ pub async fn from_kubeconfig(path: Option<&Path>, context: Option<&str>) -> Resu
         let label = format!("in-cluster ({})", config.cluster_url);
         return from_config(config, label, "the pod's service account".into());
     };
-    let context_name = context.map(str::to_string).or_else(|| kubeconfig.current_context.clone()).unwrap_or_default();
+    let context_name = context
+        .map(str::to_string)
+        .or_else(|| kubeconfig.current_context.clone())
+        .unwrap_or_default();
     let (label, user) = describe(&kubeconfig, &context_name);
-    let options = KubeConfigOptions { context: context.map(str::to_string), ..KubeConfigOptions::default() };
-    let shown = path.map_or_else(|| "KUBECONFIG or ~/.kube/config".to_string(), |p| p.display().to_string());
+    let options = KubeConfigOptions {
+        context: context.map(str::to_string),
+        ..KubeConfigOptions::default()
+    };
+    let shown = path.map_or_else(
+        || "KUBECONFIG or ~/.kube/config".to_string(),
+        |p| p.display().to_string(),
+    );
     let config = Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|source| ClusterError::Kubeconfig { path: shown, source })?;
+        .map_err(|source| ClusterError::Kubeconfig {
+            path: shown,
+            source,
+        })?;
     from_config(config, label, user)
 }
 
@@ -149,12 +189,17 @@ users:
     #[test]
     fn the_header_names_the_cluster_and_the_context_and_403s_name_the_context_user() {
         let kc = Kubeconfig::from_yaml(KUBECONFIG).unwrap_or_default();
-        assert_eq!(describe(&kc, "dev"), ("prod-eu (context dev)".to_string(), "alice".to_string()));
+        assert_eq!(
+            describe(&kc, "dev"),
+            ("prod-eu (context dev)".to_string(), "alice".to_string())
+        );
     }
 
     #[tokio::test]
     async fn a_missing_kubeconfig_file_is_an_error_naming_the_file() {
-        let err = from_kubeconfig(Some(Path::new("/nonexistent/kubeconfig")), None).await.err();
+        let err = from_kubeconfig(Some(Path::new("/nonexistent/kubeconfig")), None)
+            .await
+            .err();
         let text = err.map(|e| e.to_string()).unwrap_or_default();
         assert!(text.contains("/nonexistent/kubeconfig"), "{text}");
     }
@@ -172,9 +217,16 @@ users:
     #[test]
     fn every_request_carries_the_daemonscope_user_agent() {
         let config = with_user_agent(Config::new(http::Uri::from_static("http://127.0.0.1:1")));
-        let agents: Vec<&http::HeaderValue> =
-            config.headers.iter().filter(|(k, _)| k == http::header::USER_AGENT).map(|(_, v)| v).collect();
+        let agents: Vec<&http::HeaderValue> = config
+            .headers
+            .iter()
+            .filter(|(k, _)| k == http::header::USER_AGENT)
+            .map(|(_, v)| v)
+            .collect();
         assert_eq!(agents.len(), 1);
-        assert_eq!(agents[0].to_str().ok(), Some(format!("daemonscope/{}", env!("CARGO_PKG_VERSION")).as_str()));
+        assert_eq!(
+            agents[0].to_str().ok(),
+            Some(format!("daemonscope/{}", env!("CARGO_PKG_VERSION")).as_str())
+        );
     }
 }

@@ -60,7 +60,11 @@ impl Feed {
     /// An empty feed at version 0.
     pub fn new() -> Self {
         let (tx, _) = broadcast::channel(CLIENT_QUEUE);
-        Self { version: 0, ring: VecDeque::with_capacity(RING_CAPACITY), tx }
+        Self {
+            version: 0,
+            ring: VecDeque::with_capacity(RING_CAPACITY),
+            tx,
+        }
     }
 
     /// The current version.
@@ -93,14 +97,19 @@ impl Feed {
             return None;
         }
         self.version += 1;
-        self.push(FeedItem::Deltas { version: self.version, deltas: Arc::new(deltas) });
+        self.push(FeedItem::Deltas {
+            version: self.version,
+            deltas: Arc::new(deltas),
+        });
         Some(self.version)
     }
 
     /// Publishes a reset: the next version is only reachable by a snapshot.
     pub fn reset(&mut self) -> u64 {
         self.version += 1;
-        self.push(FeedItem::Reset { version: self.version });
+        self.push(FeedItem::Reset {
+            version: self.version,
+        });
         self.version
     }
 
@@ -117,7 +126,12 @@ impl Feed {
         if last_seen + 1 < oldest {
             return None;
         }
-        let items: Vec<FeedItem> = self.ring.iter().filter(|i| i.version() > last_seen).cloned().collect();
+        let items: Vec<FeedItem> = self
+            .ring
+            .iter()
+            .filter(|i| i.version() > last_seen)
+            .cloned()
+            .collect();
         if items.iter().any(|i| matches!(i, FeedItem::Reset { .. })) {
             return None;
         }
@@ -131,7 +145,9 @@ mod tests {
     use crate::domain::view::ResourceHealth;
 
     fn delta(n: u64) -> Vec<Delta> {
-        vec![Delta::NodeRemoved { name: format!("node-{n}") }]
+        vec![Delta::NodeRemoved {
+            name: format!("node-{n}"),
+        }]
     }
 
     #[test]
@@ -149,7 +165,12 @@ mod tests {
         for n in 1..=5 {
             feed.publish(delta(n));
         }
-        let missed: Vec<u64> = feed.since(2).unwrap_or_default().iter().map(FeedItem::version).collect();
+        let missed: Vec<u64> = feed
+            .since(2)
+            .unwrap_or_default()
+            .iter()
+            .map(FeedItem::version)
+            .collect();
         assert_eq!(missed, vec![3, 4, 5]);
         assert_eq!(feed.since(5), Some(Vec::new()));
     }
@@ -161,7 +182,11 @@ mod tests {
             feed.publish(delta(n));
         }
         assert_eq!(feed.since(3), None, "older than the ring");
-        assert_eq!(feed.since(feed.version() + 1), None, "a version this server never had (restart)");
+        assert_eq!(
+            feed.since(feed.version() + 1),
+            None,
+            "a version this server never had (restart)"
+        );
         assert!(feed.since(feed.version() - 5).is_some());
     }
 
@@ -187,6 +212,9 @@ mod tests {
                 stale_since: None,
             })]);
         }
-        assert!(matches!(rx.try_recv(), Err(broadcast::error::TryRecvError::Lagged(_))));
+        assert!(matches!(
+            rx.try_recv(),
+            Err(broadcast::error::TryRecvError::Lagged(_))
+        ));
     }
 }

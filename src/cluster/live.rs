@@ -10,7 +10,9 @@ use crate::cluster::metrics::Metrics;
 use crate::cluster::projection::Projection;
 use crate::cluster::state::{ClusterState, Scope};
 use crate::cluster::ClusterError;
-use crate::domain::view::{CellExplanation, DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth};
+use crate::domain::view::{
+    CellExplanation, DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth,
+};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
@@ -41,7 +43,9 @@ pub struct Live {
 
 impl std::fmt::Debug for Live {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Live").field("expected", &self.expected).finish_non_exhaustive()
+        f.debug_struct("Live")
+            .field("expected", &self.expected)
+            .finish_non_exhaustive()
     }
 }
 
@@ -59,11 +63,20 @@ impl Live {
         let mut state = state;
         let metrics = Metrics::new();
         for scope in scopes {
-            state.set_health(ResourceHealth { resource: scope.label(), synced: false, error: None, stale_since: None });
+            state.set_health(ResourceHealth {
+                resource: scope.label(),
+                synced: false,
+                error: None,
+                stale_since: None,
+            });
             metrics.set_synced(&scope.label(), false);
         }
         Arc::new(Self {
-            inner: Mutex::new(Inner { state, feed: Feed::new(), synced_once: BTreeSet::new() }),
+            inner: Mutex::new(Inner {
+                state,
+                feed: Feed::new(),
+                synced_once: BTreeSet::new(),
+            }),
             metrics,
             expected: scopes.iter().map(Scope::label).collect(),
         })
@@ -71,7 +84,9 @@ impl Live {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic elsewhere while holding the lock must not take the dashboard down with it.
-        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The metrics registry.
@@ -85,17 +100,19 @@ impl Live {
         self.expected.iter().all(|s| inner.synced_once.contains(s))
     }
 
-    fn record_columns(&self, deltas: &[Delta], state: &ClusterState) {
+    /// Keeps the per-DaemonSet metrics equal to the columns the deltas carry (a node change
+    /// that alters counts re-sends the affected columns as `Delta::Column`).
+    fn record_columns(&self, deltas: &[Delta]) {
         for delta in deltas {
             match delta {
-                Delta::Column(column) | Delta::DaemonSetUpsert { column, .. } => self.metrics.set_column(column),
-                Delta::DaemonSetRemoved { key } => self.metrics.remove_column(key),
-                Delta::NodeUpsert(_) | Delta::NodeRemoved { .. } => {
-                    // A node change touches every column's counts; they were re-sent as
-                    // Column deltas when they changed, nothing more to do.
-                    let _ = state;
+                Delta::Column(column) | Delta::DaemonSetUpsert { column, .. } => {
+                    self.metrics.set_column(column)
                 }
-                Delta::Cell { .. } | Delta::Health(_) => {}
+                Delta::DaemonSetRemoved { key } => self.metrics.remove_column(key),
+                Delta::NodeUpsert(_)
+                | Delta::NodeRemoved { .. }
+                | Delta::Cell { .. }
+                | Delta::Health(_) => {}
             }
         }
     }
@@ -105,7 +122,7 @@ impl Live {
         self.metrics.event_seen(&scope.label(), unix_now());
         let mut inner = self.lock();
         let deltas = inner.state.apply(object);
-        self.record_columns(&deltas, &inner.state);
+        self.record_columns(&deltas);
         inner.feed.publish(deltas)
     }
 
@@ -114,7 +131,7 @@ impl Live {
         self.metrics.event_seen(&scope.label(), unix_now());
         let mut inner = self.lock();
         let deltas = inner.state.delete(object);
-        self.record_columns(&deltas, &inner.state);
+        self.record_columns(&deltas);
         inner.feed.publish(deltas)
     }
 
@@ -127,7 +144,12 @@ impl Live {
         self.metrics.set_synced(&label, true);
         let mut inner = self.lock();
         inner.state.replace(scope, objects);
-        inner.state.set_health(ResourceHealth { resource: label.clone(), synced: true, error: None, stale_since: None });
+        inner.state.set_health(ResourceHealth {
+            resource: label.clone(),
+            synced: true,
+            error: None,
+            stale_since: None,
+        });
         inner.synced_once.insert(label);
         let columns: Vec<DaemonSetColumn> = inner.state.columns().cloned().collect();
         for column in &columns {
@@ -143,14 +165,23 @@ impl Live {
         self.metrics.errored(&label);
         self.metrics.set_synced(&label, false);
         let mut inner = self.lock();
-        let previous = inner.state.health().into_iter().find(|h| h.resource == label);
+        let previous = inner
+            .state
+            .health()
+            .into_iter()
+            .find(|h| h.resource == label);
         let was_synced_once = inner.synced_once.contains(&label);
         let stale_since = match previous.as_ref().and_then(|h| h.stale_since) {
             Some(since) => Some(since),
             None if lost && was_synced_once => Some(unix_now()),
             None => None,
         };
-        let health = ResourceHealth { resource: label, synced: false, error: Some(message), stale_since };
+        let health = ResourceHealth {
+            resource: label,
+            synced: false,
+            error: Some(message),
+            stale_since,
+        };
         let delta = inner.state.set_health(health)?;
         inner.feed.publish(vec![delta])
     }
@@ -171,9 +202,23 @@ impl Live {
         self.lock().state.explain(node, daemonset, unix_now())
     }
 
+    /// A DaemonSet's rollout page at the current version.
+    pub fn detail(
+        &self,
+        daemonset: &str,
+    ) -> Result<crate::domain::view::DaemonSetDetail, ClusterError> {
+        let inner = self.lock();
+        inner
+            .state
+            .detail(daemonset, inner.feed.version(), unix_now())
+    }
+
     /// Subscribes a live client: from `last_event_id` when the ring still covers it, else
     /// with a snapshot. The receiver only yields items newer than the start.
-    pub fn subscribe(&self, last_event_id: Option<u64>) -> (Start, u64, broadcast::Receiver<FeedItem>) {
+    pub fn subscribe(
+        &self,
+        last_event_id: Option<u64>,
+    ) -> (Start, u64, broadcast::Receiver<FeedItem>) {
         let inner = self.lock();
         let rx = inner.feed.subscribe();
         let version = inner.feed.version();

@@ -64,25 +64,61 @@ impl Metrics {
             live_resnapshots: Family::default(),
             registry: Registry::default(),
         };
-        registry.register("daemonset_desired", "Nodes that should run the DaemonSet's pod", m.ds_desired.clone());
-        registry.register("daemonset_ready", "Nodes whose daemon pod is ready", m.ds_ready.clone());
-        registry.register("daemonset_updated", "Nodes whose daemon pod is on the current revision", m.ds_updated.clone());
-        registry.register("daemonset_missing", "Nodes that should run the pod and have none", m.ds_missing.clone());
-        registry.register("daemonset_misscheduled", "Nodes that run the pod but should not", m.ds_misscheduled.clone());
+        registry.register(
+            "daemonset_desired",
+            "Nodes that should run the DaemonSet's pod",
+            m.ds_desired.clone(),
+        );
+        registry.register(
+            "daemonset_ready",
+            "Nodes whose daemon pod is ready",
+            m.ds_ready.clone(),
+        );
+        registry.register(
+            "daemonset_updated",
+            "Nodes whose daemon pod is on the current revision",
+            m.ds_updated.clone(),
+        );
+        registry.register(
+            "daemonset_missing",
+            "Nodes that should run the pod and have none",
+            m.ds_missing.clone(),
+        );
+        registry.register(
+            "daemonset_misscheduled",
+            "Nodes that run the pod but should not",
+            m.ds_misscheduled.clone(),
+        );
         registry.register(
             "daemonset_budget_in_use",
             "Rollout budget in use now (unavailable nodes, or surge pods in flight)",
             m.ds_budget_in_use.clone(),
         );
-        registry.register("watch_synced", "1 when the watcher has completed its (re)list", m.watch_synced.clone());
+        registry.register(
+            "watch_synced",
+            "1 when the watcher has completed its (re)list",
+            m.watch_synced.clone(),
+        );
         registry.register(
             "watch_last_event_timestamp_seconds",
             "Unix time of the last event received by the watcher",
             m.watch_last_event.clone(),
         );
-        registry.register("watch_relists", "Full (re)lists done by the watcher", m.watch_relists.clone());
-        registry.register("watch_errors", "Errors seen by the watcher", m.watch_errors.clone());
-        registry.register("live_clients", "Browsers connected to /api/live", m.live_clients.clone());
+        registry.register(
+            "watch_relists",
+            "Full (re)lists done by the watcher",
+            m.watch_relists.clone(),
+        );
+        registry.register(
+            "watch_errors",
+            "Errors seen by the watcher",
+            m.watch_errors.clone(),
+        );
+        registry.register(
+            "live_clients",
+            "Browsers connected to /api/live",
+            m.live_clients.clone(),
+        );
         registry.register(
             "live_resnapshots",
             "Live clients sent a fresh snapshot instead of deltas, by reason",
@@ -98,8 +134,12 @@ impl Metrics {
         self.ds_ready.get_or_create(&labels).set(column.ready);
         self.ds_updated.get_or_create(&labels).set(column.updated);
         self.ds_missing.get_or_create(&labels).set(column.missing);
-        self.ds_misscheduled.get_or_create(&labels).set(column.misscheduled);
-        self.ds_budget_in_use.get_or_create(&labels).set(column.budget_in_use);
+        self.ds_misscheduled
+            .get_or_create(&labels)
+            .set(column.misscheduled);
+        self.ds_budget_in_use
+            .get_or_create(&labels)
+            .set(column.budget_in_use);
     }
 
     /// Forgets a deleted DaemonSet.
@@ -119,22 +159,30 @@ impl Metrics {
 
     /// Records whether a watcher is synced.
     pub fn set_synced(&self, resource: &str, synced: bool) {
-        self.watch_synced.get_or_create(&resource_labels(resource)).set(i64::from(synced));
+        self.watch_synced
+            .get_or_create(&resource_labels(resource))
+            .set(i64::from(synced));
     }
 
     /// Records the time of a watcher's last event.
     pub fn event_seen(&self, resource: &str, unix_seconds: i64) {
-        self.watch_last_event.get_or_create(&resource_labels(resource)).set(unix_seconds);
+        self.watch_last_event
+            .get_or_create(&resource_labels(resource))
+            .set(unix_seconds);
     }
 
     /// Counts a (re)list.
     pub fn relisted(&self, resource: &str) {
-        self.watch_relists.get_or_create(&resource_labels(resource)).inc();
+        self.watch_relists
+            .get_or_create(&resource_labels(resource))
+            .inc();
     }
 
     /// Counts a watcher error.
     pub fn errored(&self, resource: &str) {
-        self.watch_errors.get_or_create(&resource_labels(resource)).inc();
+        self.watch_errors
+            .get_or_create(&resource_labels(resource))
+            .inc();
     }
 
     /// A live client connected (+1) or left (-1).
@@ -144,7 +192,9 @@ impl Metrics {
 
     /// A live client got a snapshot instead of deltas; `reason` is "lagged" or "resume".
     pub fn resnapshotted(&self, reason: &'static str) {
-        self.live_resnapshots.get_or_create(&vec![("reason", reason.to_string())]).inc();
+        self.live_resnapshots
+            .get_or_create(&vec![("reason", reason.to_string())])
+            .inc();
     }
 
     /// The Prometheus text exposition of every metric.

@@ -57,13 +57,16 @@ pub fn revision_facts(rev: &ControllerRevision) -> Option<RevisionFacts> {
         .and_then(|l| l.get(REVISION_HASH_LABEL))
         .cloned()
         // Without the label, the name is `<ds-name>-<hash>` (§d.4).
-        .or_else(|| name.strip_prefix(&format!("{}-", owner.name)).map(str::to_string))
+        .or_else(|| {
+            name.strip_prefix(&format!("{}-", owner.name))
+                .map(str::to_string)
+        })
         .unwrap_or_default();
     Some(RevisionFacts {
         namespace: meta.namespace.clone().unwrap_or_default(),
         name,
         owner_uid: owner.uid.clone(),
-        revision: rev.revision,
+        revision: rev.revision.unwrap_or_default(),
         hash,
     })
 }
@@ -73,12 +76,22 @@ mod tests {
     use super::*;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 
-    fn revision(name: &str, owner: Option<(&str, bool)>, labels: &[(&str, &str)], number: i64) -> ControllerRevision {
+    fn revision(
+        name: &str,
+        owner: Option<(&str, bool)>,
+        labels: &[(&str, &str)],
+        number: i64,
+    ) -> ControllerRevision {
         ControllerRevision {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("kube-system".into()),
-                labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                ),
                 owner_references: owner.map(|(uid, controller)| {
                     vec![OwnerReference {
                         api_version: "apps/v1".into(),
@@ -91,14 +104,19 @@ mod tests {
                 }),
                 ..Default::default()
             },
-            revision: number,
-            data: None,
+            revision: Some(number),
+            data: Default::default(),
         }
     }
 
     #[test]
     fn a_revision_takes_its_hash_from_the_label_and_its_owner_from_the_controller_ref() {
-        let facts = revision_facts(&revision("speaker-abc", Some(("u1", true)), &[(REVISION_HASH_LABEL, "h1")], 3));
+        let facts = revision_facts(&revision(
+            "speaker-abc",
+            Some(("u1", true)),
+            &[(REVISION_HASH_LABEL, "h1")],
+            3,
+        ));
         assert_eq!(
             facts,
             Some(RevisionFacts {
@@ -120,6 +138,9 @@ mod tests {
     #[test]
     fn a_revision_no_daemonset_controls_is_dropped_per_f_ownership() {
         assert_eq!(revision_facts(&revision("x-1", None, &[], 1)), None);
-        assert_eq!(revision_facts(&revision("x-1", Some(("u1", false)), &[], 1)), None);
+        assert_eq!(
+            revision_facts(&revision("x-1", Some(("u1", false)), &[], 1)),
+            None
+        );
     }
 }

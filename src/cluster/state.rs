@@ -11,7 +11,11 @@ mod index;
 
 use crate::cluster::projection::{Projection, RevisionFacts};
 use crate::domain::coverage::CellState;
-use crate::domain::view::{CellExplanation, DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth};
+use crate::domain::scheduling::DaemonPod;
+use crate::domain::view::{
+    CellExplanation, DaemonSetColumn, DaemonSetDetail, Delta, MatrixSnapshot, NodeProgress,
+    ResourceHealth,
+};
 use crate::domain::{DaemonSetFacts, NodeFacts};
 use cells::Cell;
 use index::PodIndex;
@@ -97,12 +101,19 @@ impl Default for Clock {
 impl ClusterState {
     /// An empty state for the named cluster.
     pub fn new(cluster: impl Into<String>) -> Self {
-        Self { cluster: cluster.into(), ..Self::default() }
+        Self {
+            cluster: cluster.into(),
+            ..Self::default()
+        }
     }
 
     /// The same, with a fixed clock (tests).
     pub fn with_clock(cluster: impl Into<String>, clock: Clock) -> Self {
-        Self { cluster: cluster.into(), clock, ..Self::default() }
+        Self {
+            cluster: cluster.into(),
+            clock,
+            ..Self::default()
+        }
     }
 
     fn now(&self) -> i64 {
@@ -187,10 +198,17 @@ impl ClusterState {
         match scope {
             Scope::Nodes => self.nodes.clear(),
             Scope::DaemonSets(ns) => {
-                self.daemonsets.retain(|_, ds| !Scope::namespace_matches(ns, &ds.namespace));
-                self.ds_key_by_uid = self.daemonsets.iter().map(|(k, ds)| (ds.uid.clone(), k.clone())).collect();
+                self.daemonsets
+                    .retain(|_, ds| !Scope::namespace_matches(ns, &ds.namespace));
+                self.ds_key_by_uid = self
+                    .daemonsets
+                    .iter()
+                    .map(|(k, ds)| (ds.uid.clone(), k.clone()))
+                    .collect();
             }
-            Scope::Pods(ns) => self.pods.retain(|p| !Scope::namespace_matches(ns, &p.namespace)),
+            Scope::Pods(ns) => self
+                .pods
+                .retain(|p| !Scope::namespace_matches(ns, &p.namespace)),
             Scope::Revisions(ns) => {
                 for revs in self.revisions.values_mut() {
                     revs.retain(|_, r| !Scope::namespace_matches(ns, &r.namespace));
@@ -245,7 +263,10 @@ impl ClusterState {
                 let row = self.cells.get(&node.name);
                 let states = keys
                     .iter()
-                    .map(|k| row.and_then(|r| r.get(*k)).map_or(CellState::Excluded, |c| c.state))
+                    .map(|k| {
+                        row.and_then(|r| r.get(*k))
+                            .map_or(CellState::Excluded, |c| c.state)
+                    })
                     .collect();
                 cells::node_row(node, states)
             })
@@ -260,8 +281,16 @@ impl ClusterState {
     }
 
     /// Why one cell is what it is; `now` in unix seconds (pod ages, availability).
-    pub fn explain(&self, node: &str, ds_key: &str, now: i64) -> Result<CellExplanation, crate::cluster::ClusterError> {
-        let node_facts = self.nodes.get(node).ok_or_else(|| crate::cluster::ClusterError::NodeNotFound(node.to_string()))?;
+    pub fn explain(
+        &self,
+        node: &str,
+        ds_key: &str,
+        now: i64,
+    ) -> Result<CellExplanation, crate::cluster::ClusterError> {
+        let node_facts = self
+            .nodes
+            .get(node)
+            .ok_or_else(|| crate::cluster::ClusterError::NodeNotFound(node.to_string()))?;
         let ds = self
             .daemonsets
             .get(ds_key)
@@ -270,15 +299,52 @@ impl ClusterState {
         Ok(cells::explain(node_facts, ds, &pods, now))
     }
 
+    /// A DaemonSet's rollout page: its column and every node's cell with its pods.
+    pub fn detail(
+        &self,
+        ds_key: &str,
+        version: u64,
+        now: i64,
+    ) -> Result<DaemonSetDetail, crate::cluster::ClusterError> {
+        let not_found = || crate::cluster::ClusterError::DaemonSetNotFound(ds_key.to_string());
+        let ds = self.daemonsets.get(ds_key).ok_or_else(not_found)?;
+        let column = self.columns.get(ds_key).cloned().ok_or_else(not_found)?;
+        let nodes = self
+            .nodes
+            .keys()
+            .filter_map(|name| {
+                let cell = self.cells.get(name)?.get(ds_key)?;
+                Some(NodeProgress {
+                    node: name.clone(),
+                    state: cell.state,
+                    should_run: cell.should_run,
+                    pods: self
+                        .pods
+                        .in_cell(&ds.uid, name)
+                        .into_iter()
+                        .map(|p| cells::pod_summary(ds, p, now))
+                        .collect(),
+                })
+            })
+            .collect();
+        Ok(DaemonSetDetail {
+            version,
+            column,
+            current_revision: ds.current_revision_hash.clone(),
+            generation: ds.generation,
+            observed_generation: ds.status.as_ref().map(|s| s.observed_generation),
+            nodes,
+        })
+    }
+
     // ---- nodes -------------------------------------------------------------------------
 
     fn apply_node(&mut self, node: NodeFacts) -> Vec<Delta> {
         let name = node.name.clone();
+        let fresh_row = cells::node_row(&node, Vec::new());
         let old = self.nodes.insert(name.clone(), node);
         let new_row = old.is_none();
-        let row_changed = old.as_ref().is_some_and(|o| {
-            cells::node_row(o, Vec::new()) != cells::node_row(&self.nodes[&name], Vec::new())
-        });
+        let row_changed = old.is_some_and(|o| cells::node_row(&o, Vec::new()) != fresh_row);
         let changed = self.recompute_row(&name);
         let mut deltas = Vec::new();
         if new_row || row_changed {
@@ -301,7 +367,9 @@ impl ClusterState {
             return Vec::new();
         }
         self.cells.remove(name);
-        let mut deltas = vec![Delta::NodeRemoved { name: name.to_string() }];
+        let mut deltas = vec![Delta::NodeRemoved {
+            name: name.to_string(),
+        }];
         let keys: Vec<String> = self.daemonsets.keys().cloned().collect();
         deltas.extend(keys.iter().filter_map(|k| self.refresh_column_summary(k)));
         deltas
@@ -312,27 +380,46 @@ impl ClusterState {
         let states = self
             .columns
             .keys()
-            .map(|k| row.and_then(|r| r.get(k)).map_or(CellState::Excluded, |c| c.state))
+            .map(|k| {
+                row.and_then(|r| r.get(k))
+                    .map_or(CellState::Excluded, |c| c.state)
+            })
             .collect();
         match self.nodes.get(name) {
             Some(node) => cells::node_row(node, states),
-            None => cells::node_row(&NodeFacts { name: name.to_string(), ..NodeFacts::default() }, states),
+            None => cells::node_row(
+                &NodeFacts {
+                    name: name.to_string(),
+                    ..NodeFacts::default()
+                },
+                states,
+            ),
         }
     }
 
     /// Recomputes every cell of one node; returns the cells whose state changed.
     fn recompute_row(&mut self, name: &str) -> Vec<(String, CellState)> {
-        let Some(node) = self.nodes.get(name) else { return Vec::new() };
+        let Some(node) = self.nodes.get(name) else {
+            return Vec::new();
+        };
         let now = self.now();
         let fresh: Vec<(String, Cell)> = self
             .daemonsets
             .iter()
-            .map(|(key, ds)| (key.clone(), cells::cell(node, ds, &self.pods.in_cell(&ds.uid, name), now)))
+            .map(|(key, ds)| {
+                let compiled = DaemonPod::new(&ds.template);
+                (
+                    key.clone(),
+                    cells::cell(&compiled, node, ds, &self.pods.in_cell(&ds.uid, name), now),
+                )
+            })
             .collect();
         let row = self.cells.entry(name.to_string()).or_default();
         fresh
             .into_iter()
-            .filter(|(key, cell)| row.insert(key.clone(), *cell).map(|c| c.state) != Some(cell.state))
+            .filter(|(key, cell)| {
+                row.insert(key.clone(), *cell).map(|c| c.state) != Some(cell.state)
+            })
             .map(|(key, cell)| (key, cell.state))
             .collect()
     }
@@ -362,7 +449,9 @@ impl ClusterState {
     /// Recomputes a whole column; a new column is sent whole, a known one as changed cells.
     fn column_deltas(&mut self, key: &str, is_new: bool) -> Vec<Delta> {
         let changed = self.recompute_column(key);
-        let Some(column) = self.summarise(key) else { return Vec::new() };
+        let Some(column) = self.summarise(key) else {
+            return Vec::new();
+        };
         self.columns.insert(key.to_string(), column.clone());
         if is_new {
             let states = self
@@ -374,29 +463,40 @@ impl ClusterState {
         }
         let mut deltas: Vec<Delta> = changed
             .into_iter()
-            .map(|(node, state)| Delta::Cell { node, daemonset: key.to_string(), state })
+            .map(|(node, state)| Delta::Cell {
+                node,
+                daemonset: key.to_string(),
+                state,
+            })
             .collect();
         deltas.push(Delta::Column(column));
         deltas
     }
 
     fn delete_daemonset(&mut self, key: &str) -> Vec<Delta> {
-        let Some(ds) = self.daemonsets.remove(key) else { return Vec::new() };
+        let Some(ds) = self.daemonsets.remove(key) else {
+            return Vec::new();
+        };
         self.ds_key_by_uid.remove(&ds.uid);
         self.columns.remove(key);
         for row in self.cells.values_mut() {
             row.remove(key);
         }
-        vec![Delta::DaemonSetRemoved { key: key.to_string() }]
+        vec![Delta::DaemonSetRemoved {
+            key: key.to_string(),
+        }]
     }
 
     /// Recomputes every cell of one DaemonSet; returns the cells whose state changed.
     fn recompute_column(&mut self, key: &str) -> Vec<(String, CellState)> {
-        let Some(ds) = self.daemonsets.get(key) else { return Vec::new() };
+        let Some(ds) = self.daemonsets.get(key) else {
+            return Vec::new();
+        };
         let now = self.now();
+        let compiled = DaemonPod::new(&ds.template);
         let mut changed = Vec::new();
         for (name, node) in &self.nodes {
-            let cell = cells::cell(node, ds, &self.pods.in_cell(&ds.uid, name), now);
+            let cell = cells::cell(&compiled, node, ds, &self.pods.in_cell(&ds.uid, name), now);
             let row = self.cells.entry(name.clone()).or_default();
             if row.insert(key.to_string(), cell).map(|c| c.state) != Some(cell.state) {
                 changed.push((name.clone(), cell.state));
@@ -415,17 +515,17 @@ impl ClusterState {
             }
         }
         let mut slots = Vec::with_capacity(self.nodes.len());
-        let mut states = Vec::with_capacity(self.nodes.len());
         for name in self.nodes.keys() {
-            let Some(cell) = self.cells.get(name).and_then(|r| r.get(key)) else { continue };
-            states.push(cell.state);
+            let Some(cell) = self.cells.get(name).and_then(|r| r.get(key)) else {
+                continue;
+            };
             slots.push(crate::domain::rollout::NodeSlot {
                 node: name,
                 should_run: cell.should_run,
                 pods: by_node.get(name.as_str()).map_or(&[][..], Vec::as_slice),
             });
         }
-        Some(cells::column(ds, &slots, &states, self.now()))
+        Some(cells::column(ds, &slots, self.now()))
     }
 
     /// Refreshes one column summary; a `Delta::Column` when it changed.
@@ -445,18 +545,38 @@ impl ClusterState {
         let mut deltas = Vec::new();
         let mut columns = Vec::new();
         for (ds_uid, node_name) in touched {
-            let Some(key) = self.ds_key_by_uid.get(&ds_uid).cloned() else { continue };
+            let Some(key) = self.ds_key_by_uid.get(&ds_uid).cloned() else {
+                continue;
+            };
             if !columns.contains(&key) {
                 columns.push(key.clone());
             }
-            let (Some(node), Some(ds)) = (self.nodes.get(&node_name), self.daemonsets.get(&key)) else { continue };
-            let cell = cells::cell(node, ds, &self.pods.in_cell(&ds_uid, &node_name), self.now());
+            let (Some(node), Some(ds)) = (self.nodes.get(&node_name), self.daemonsets.get(&key))
+            else {
+                continue;
+            };
+            let compiled = DaemonPod::new(&ds.template);
+            let cell = cells::cell(
+                &compiled,
+                node,
+                ds,
+                &self.pods.in_cell(&ds_uid, &node_name),
+                self.now(),
+            );
             let row = self.cells.entry(node_name.clone()).or_default();
             if row.insert(key.clone(), cell).map(|c| c.state) != Some(cell.state) {
-                deltas.push(Delta::Cell { node: node_name, daemonset: key, state: cell.state });
+                deltas.push(Delta::Cell {
+                    node: node_name,
+                    daemonset: key,
+                    state: cell.state,
+                });
             }
         }
-        deltas.extend(columns.iter().filter_map(|k| self.refresh_column_summary(k)));
+        deltas.extend(
+            columns
+                .iter()
+                .filter_map(|k| self.refresh_column_summary(k)),
+        );
         deltas
     }
 
@@ -464,18 +584,29 @@ impl ClusterState {
 
     fn insert_revision(&mut self, rev: RevisionFacts) {
         let id = format!("{}/{}", rev.namespace, rev.name);
-        self.revisions.entry(rev.owner_uid.clone()).or_default().insert(id, rev);
+        self.revisions
+            .entry(rev.owner_uid.clone())
+            .or_default()
+            .insert(id, rev);
     }
 
     /// The hash of the owned revision with the highest `revision` number (§d.4).
     fn current_hash(&self, ds_uid: &str) -> Option<String> {
-        self.revisions.get(ds_uid)?.values().max_by_key(|r| (r.revision, r.name.clone())).map(|r| r.hash.clone())
+        self.revisions
+            .get(ds_uid)?
+            .values()
+            .max_by_key(|r| (r.revision, r.name.clone()))
+            .map(|r| r.hash.clone())
     }
 
     /// Copies the current revision hash into the DaemonSet; true when it changed.
     fn sync_revision_hash(&mut self, key: &str) -> bool {
-        let Some(uid) = self.daemonsets.get(key).map(|ds| ds.uid.clone()) else { return false };
-        let Some(hash) = self.current_hash(&uid) else { return false };
+        let Some(uid) = self.daemonsets.get(key).map(|ds| ds.uid.clone()) else {
+            return false;
+        };
+        let Some(hash) = self.current_hash(&uid) else {
+            return false;
+        };
         match self.daemonsets.get_mut(key) {
             Some(ds) if ds.current_revision_hash != hash => {
                 ds.current_revision_hash = hash;
@@ -502,7 +633,9 @@ impl ClusterState {
     }
 
     fn after_revision_change(&mut self, owner_uid: &str) -> Vec<Delta> {
-        let Some(key) = self.ds_key_by_uid.get(owner_uid).cloned() else { return Vec::new() };
+        let Some(key) = self.ds_key_by_uid.get(owner_uid).cloned() else {
+            return Vec::new();
+        };
         if self.sync_revision_hash(&key) {
             self.column_deltas(&key, false)
         } else {

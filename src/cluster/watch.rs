@@ -27,10 +27,22 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// An object type the dashboard watches, with its projection.
 pub trait Watched:
-    kube::Resource<DynamicType = ()> + Clone + Debug + serde::de::DeserializeOwned + Send + Sync + 'static
+    kube::Resource<DynamicType = ()>
+    + Clone
+    + Debug
+    + serde::de::DeserializeOwned
+    + Send
+    + Sync
+    + 'static
 {
     /// The projection of this object; `None` when it is not the dashboard's business.
     fn project(&self) -> Option<Projection>;
+
+    /// What identifies this object for removal when `project` refuses it (a DaemonSet that
+    /// no longer converts must leave the page rather than stay shown as it was).
+    fn forget(&self) -> Option<Projection> {
+        self.project()
+    }
 }
 
 impl Watched for Node {
@@ -41,7 +53,35 @@ impl Watched for Node {
 
 impl Watched for DaemonSet {
     fn project(&self) -> Option<Projection> {
-        Some(Projection::DaemonSet(crate::cluster::convert::daemonset_facts(self)))
+        match crate::cluster::convert::daemonset_facts(self) {
+            Ok(facts) => Some(Projection::DaemonSet(facts)),
+            Err(err) => {
+                // Not shown rather than shown wrong; the log names the object and the problem.
+                tracing::warn!(
+                    daemonset = %format!("{}/{}", self.metadata.namespace.as_deref().unwrap_or(""), self.metadata.name.as_deref().unwrap_or("")),
+                    error = %err,
+                    "cannot use this DaemonSet"
+                );
+                None
+            }
+        }
+    }
+
+    fn forget(&self) -> Option<Projection> {
+        self.project().or_else(|| {
+            Some(Projection::DaemonSet(crate::domain::DaemonSetFacts {
+                namespace: self.metadata.namespace.clone().unwrap_or_default(),
+                name: self.metadata.name.clone().unwrap_or_default(),
+                uid: self.metadata.uid.clone().unwrap_or_default(),
+                generation: 0,
+                template: crate::domain::TemplateFacts::default(),
+                strategy: crate::domain::UpdateStrategy::OnDelete,
+                min_ready_seconds: 0,
+                current_revision_hash: String::new(),
+                template_generation: None,
+                status: None,
+            }))
+        })
     }
 }
 
@@ -97,25 +137,46 @@ fn describe(scope: &Scope, user: &str, err: &watcher::Error) -> (String, bool) {
         watcher::Error::WatchStartFailed(e) | watcher::Error::WatchFailed(e) => ("watch", Some(e)),
         watcher::Error::WatchError(status) => {
             if status.code == 403 {
-                return (format!("cannot watch {resource}: forbidden for user {user}"), false);
+                return (
+                    format!("cannot watch {resource}: forbidden for user {user}"),
+                    false,
+                );
             }
-            return (format!("watch of {resource} failed: {} ({})", status.message, status.code), false);
+            return (
+                format!(
+                    "watch of {resource} failed: {} ({})",
+                    status.message, status.code
+                ),
+                false,
+            );
         }
         watcher::Error::NoResourceVersion => {
-            return (format!("cannot watch {resource}: the server sent no resourceVersion"), false);
+            return (
+                format!("cannot watch {resource}: the server sent no resourceVersion"),
+                false,
+            );
         }
     };
     match client_err {
-        Some(kube::Error::Api(status)) if status.code == 403 => {
-            (format!("cannot {verb} {resource}: forbidden for user {user}"), false)
-        }
-        Some(kube::Error::Api(status)) if status.code == 401 => {
-            (format!("cannot {verb} {resource}: unauthorized (credentials rejected)"), true)
-        }
-        Some(kube::Error::Api(status)) => {
-            (format!("cannot {verb} {resource}: {} ({})", status.message, status.code), false)
-        }
-        Some(other) => (format!("connection to the API server lost while watching {resource}: {other}"), true),
+        Some(kube::Error::Api(status)) if status.code == 403 => (
+            format!("cannot {verb} {resource}: forbidden for user {user}"),
+            false,
+        ),
+        Some(kube::Error::Api(status)) if status.code == 401 => (
+            format!("cannot {verb} {resource}: unauthorized (credentials rejected)"),
+            true,
+        ),
+        Some(kube::Error::Api(status)) => (
+            format!(
+                "cannot {verb} {resource}: {} ({})",
+                status.message, status.code
+            ),
+            false,
+        ),
+        Some(other) => (
+            format!("connection to the API server lost while watching {resource}: {other}"),
+            true,
+        ),
         None => (format!("cannot {verb} {resource}"), true),
     }
 }
@@ -150,8 +211,19 @@ fn is_expired(err: &watcher::Error) -> bool {
 }
 
 /// Runs one watch session until it fails.
-async fn session<K: Watched>(api: &Api<K>, scope: &Scope, live: &Live, user: &str, streaming: bool, backoff: &mut Backoff) -> Ended {
-    let config = if streaming { watcher::Config::default().streaming_lists() } else { watcher::Config::default() };
+async fn session<K: Watched>(
+    api: &Api<K>,
+    scope: &Scope,
+    live: &Live,
+    user: &str,
+    streaming: bool,
+    backoff: &mut Backoff,
+) -> Ended {
+    let config = if streaming {
+        watcher::Config::default().streaming_lists()
+    } else {
+        watcher::Config::default()
+    };
     let mut stream = watcher(api.clone(), config).boxed();
     let mut buffer: Option<Vec<Projection>> = None;
     let label = scope.label();
@@ -171,13 +243,18 @@ async fn session<K: Watched>(api: &Api<K>, scope: &Scope, live: &Live, user: &st
                 live.replace(scope, objects);
                 backoff.reset();
             }
-            Ok(Event::Apply(object)) => {
-                if let Some(projection) = object.project() {
+            Ok(Event::Apply(object)) => match object.project() {
+                Some(projection) => {
                     live.apply(scope, projection);
                 }
-            }
+                None => {
+                    if let Some(projection) = object.forget() {
+                        live.delete(scope, &projection);
+                    }
+                }
+            },
             Ok(Event::Delete(object)) => {
-                if let Some(projection) = object.project() {
+                if let Some(projection) = object.forget() {
                     live.delete(scope, &projection);
                 }
             }
@@ -203,7 +280,13 @@ async fn session<K: Watched>(api: &Api<K>, scope: &Scope, live: &Live, user: &st
 }
 
 /// Watches one scope for ever: sessions, backoff, fallback from streaming to paginated lists.
-pub async fn run<K: Watched>(api: Api<K>, scope: Scope, live: Arc<Live>, user: String, streaming: bool) {
+pub async fn run<K: Watched>(
+    api: Api<K>,
+    scope: Scope,
+    live: Arc<Live>,
+    user: String,
+    streaming: bool,
+) {
     let mut streaming = streaming;
     let mut backoff = Backoff::new();
     loop {
@@ -218,7 +301,11 @@ pub async fn run<K: Watched>(api: Api<K>, scope: Scope, live: Arc<Live>, user: S
 pub fn scopes(namespaces: &[String]) -> Vec<Scope> {
     let mut scopes = vec![Scope::Nodes];
     if namespaces.is_empty() {
-        scopes.extend([Scope::DaemonSets(None), Scope::Pods(None), Scope::Revisions(None)]);
+        scopes.extend([
+            Scope::DaemonSets(None),
+            Scope::Pods(None),
+            Scope::Revisions(None),
+        ]);
     } else {
         for ns in namespaces {
             scopes.push(Scope::DaemonSets(Some(ns.clone())));
@@ -241,7 +328,13 @@ where
 
 /// Spawns one watcher task per scope. `user` names the configured identity for 403 messages;
 /// `streaming` starts with streaming lists (servers that reject them fall back to pages).
-pub fn spawn_all(client: &Client, scopes: &[Scope], live: &Arc<Live>, user: &str, streaming: bool) -> Vec<JoinHandle<()>> {
+pub fn spawn_all(
+    client: &Client,
+    scopes: &[Scope],
+    live: &Arc<Live>,
+    user: &str,
+    streaming: bool,
+) -> Vec<JoinHandle<()>> {
     scopes
         .iter()
         .map(|scope| {
@@ -249,14 +342,34 @@ pub fn spawn_all(client: &Client, scopes: &[Scope], live: &Arc<Live>, user: &str
             let user = user.to_string();
             let scope = scope.clone();
             match &scope {
-                Scope::Nodes => tokio::spawn(run(Api::<Node>::all(client.clone()), scope, live, user, streaming)),
-                Scope::DaemonSets(ns) => {
-                    tokio::spawn(run(api_for::<DaemonSet>(client, ns), scope.clone(), live, user, streaming))
-                }
-                Scope::Pods(ns) => tokio::spawn(run(api_for::<Pod>(client, ns), scope.clone(), live, user, streaming)),
-                Scope::Revisions(ns) => {
-                    tokio::spawn(run(api_for::<ControllerRevision>(client, ns), scope.clone(), live, user, streaming))
-                }
+                Scope::Nodes => tokio::spawn(run(
+                    Api::<Node>::all(client.clone()),
+                    scope,
+                    live,
+                    user,
+                    streaming,
+                )),
+                Scope::DaemonSets(ns) => tokio::spawn(run(
+                    api_for::<DaemonSet>(client, ns),
+                    scope.clone(),
+                    live,
+                    user,
+                    streaming,
+                )),
+                Scope::Pods(ns) => tokio::spawn(run(
+                    api_for::<Pod>(client, ns),
+                    scope.clone(),
+                    live,
+                    user,
+                    streaming,
+                )),
+                Scope::Revisions(ns) => tokio::spawn(run(
+                    api_for::<ControllerRevision>(client, ns),
+                    scope.clone(),
+                    live,
+                    user,
+                    streaming,
+                )),
             }
         })
         .collect()
@@ -281,7 +394,10 @@ mod tests {
         ));
         let user = forbidden_user(&err, "kubeconfig-user");
         let (message, lost) = describe(&Scope::Pods(None), &user, &err);
-        assert_eq!(message, "cannot list pods: forbidden for user system:serviceaccount:default:viewer");
+        assert_eq!(
+            message,
+            "cannot list pods: forbidden for user system:serviceaccount:default:viewer"
+        );
         assert!(!lost, "a 403 is an answer, not a lost connection");
     }
 

@@ -17,21 +17,33 @@ object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 /// The headers, as (name, value) pairs.
 pub fn headers() -> [(HeaderName, HeaderValue); 6] {
     [
-        (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP)),
-        (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        ),
+        (
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ),
         (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
-        (header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
+        (
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ),
         (
             HeaderName::from_static("permissions-policy"),
             HeaderValue::from_static("camera=(), microphone=(), geolocation=()"),
         ),
-        (HeaderName::from_static("cross-origin-opener-policy"), HeaderValue::from_static("same-origin")),
+        (
+            HeaderName::from_static("cross-origin-opener-policy"),
+            HeaderValue::from_static("same-origin"),
+        ),
     ]
 }
 
 /// Adds the security headers to every response of `router` (unless a handler set its own).
 pub fn secure<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
-    headers()
-        .into_iter()
-        .fold(router, |router, (name, value)| router.layer(SetResponseHeaderLayer::if_not_present(name, value)))
+    headers().into_iter().fold(router, |router, (name, value)| {
+        router.layer(SetResponseHeaderLayer::if_not_present(name, value))
+    })
 }

@@ -54,9 +54,16 @@ fn event(version: u64, message: &LiveMessage) -> Option<Event> {
 
 fn item_event(item: &FeedItem, live: &Live) -> (u64, Option<Event>) {
     match item {
-        FeedItem::Deltas { version, deltas } => {
-            (*version, event(*version, &LiveMessage::Deltas { version: *version, deltas: deltas.as_ref().clone() }))
-        }
+        FeedItem::Deltas { version, deltas } => (
+            *version,
+            event(
+                *version,
+                &LiveMessage::Deltas {
+                    version: *version,
+                    deltas: deltas.as_ref().clone(),
+                },
+            ),
+        ),
         FeedItem::Reset { .. } => snapshot_event(live),
     }
 }
@@ -68,7 +75,10 @@ fn snapshot_event(live: &Live) -> (u64, Option<Event>) {
 }
 
 /// The event stream of one client.
-fn stream(live: Arc<Live>, last_event_id: Option<u64>) -> impl Stream<Item = Result<Event, Infallible>> {
+fn stream(
+    live: Arc<Live>,
+    last_event_id: Option<u64>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
     let (start, version, mut rx) = live.subscribe(last_event_id);
     live.metrics().client_delta(1);
     let guard = ClientGuard(live.clone());
@@ -127,11 +137,21 @@ pub async fn live_feed(
     };
     let header_id = match headers.get("last-event-id") {
         None => None,
-        Some(value) => match value.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+        Some(value) => match value
+            .to_str()
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
             Some(id) => Some(id),
-            None => return bad_request("Last-Event-ID must be a version number sent by this server".into()),
+            None => {
+                return bad_request(
+                    "Last-Event-ID must be a version number sent by this server".into(),
+                )
+            }
         },
     };
     let last_event_id = header_id.or(query.since);
-    Sse::new(stream(state.live.clone(), last_event_id)).keep_alive(KeepAlive::default()).into_response()
+    Sse::new(stream(state.live.clone(), last_event_id))
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }

@@ -30,14 +30,21 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             None => format!("{}: listing", h.resource),
         })
         .collect();
-    (StatusCode::SERVICE_UNAVAILABLE, format!("not ready\n{}\n", waiting.join("\n"))).into_response()
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("not ready\n{}\n", waiting.join("\n")),
+    )
+        .into_response()
 }
 
 /// Prometheus text exposition.
 pub async fn metrics(State(state): State<AppState>) -> Response {
     match state.live.metrics().encode() {
         Ok(text) => (
-            [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
             text,
         )
             .into_response(),

@@ -44,10 +44,16 @@ impl PodIndex {
             return touched;
         }
         if let Some(owner) = &pod.owner_uid {
-            self.by_owner.entry(owner.clone()).or_default().push(pod.uid.clone());
+            self.by_owner
+                .entry(owner.clone())
+                .or_default()
+                .push(pod.uid.clone());
         }
         if let Some(cell) = cell_of(&pod) {
-            self.by_cell.entry(cell.clone()).or_default().push(pod.uid.clone());
+            self.by_cell
+                .entry(cell.clone())
+                .or_default()
+                .push(pod.uid.clone());
             if !touched.contains(&cell) {
                 touched.push(cell);
             }
@@ -58,7 +64,9 @@ impl PodIndex {
 
     /// Removes a pod by uid; returns the cell it was counted in, if any.
     pub(crate) fn remove(&mut self, uid: &str) -> Vec<CellKey> {
-        let Some(old) = self.by_uid.remove(uid) else { return Vec::new() };
+        let Some(old) = self.by_uid.remove(uid) else {
+            return Vec::new();
+        };
         if let Some(owner) = &old.owner_uid {
             if let Some(list) = self.by_owner.get_mut(owner) {
                 remove_from(list, uid);
@@ -67,7 +75,9 @@ impl PodIndex {
                 }
             }
         }
-        let Some(cell) = cell_of(&old) else { return Vec::new() };
+        let Some(cell) = cell_of(&old) else {
+            return Vec::new();
+        };
         if let Some(list) = self.by_cell.get_mut(&cell) {
             remove_from(list, uid);
             if list.is_empty() {
@@ -79,7 +89,12 @@ impl PodIndex {
 
     /// Keeps only the pods for which `keep` is true (a relist of one namespace).
     pub(crate) fn retain(&mut self, keep: impl Fn(&PodFacts) -> bool) {
-        let gone: Vec<String> = self.by_uid.values().filter(|p| !keep(p)).map(|p| p.uid.clone()).collect();
+        let gone: Vec<String> = self
+            .by_uid
+            .values()
+            .filter(|p| !keep(p))
+            .map(|p| p.uid.clone())
+            .collect();
         for uid in gone {
             self.remove(&uid);
         }
