@@ -19,6 +19,9 @@ fn req(key: &str, op: &str, values: &[&str]) -> SelectorRequirement {
     }
 }
 
+/// A table case: name, input, expected.
+type Case<'a, T, W> = (&'a str, T, W);
+
 fn fields(found: &[Invalid]) -> Vec<String> {
     found.iter().map(|i| i.field.clone()).collect()
 }
@@ -130,7 +133,7 @@ fn gated_operators_are_reported_with_the_gate_name_a5() {
 
 #[test]
 fn node_selector_keys_and_values_are_checked_i2() {
-    let cases: Vec<(&str, Vec<(&str, &str)>, usize)> = vec![
+    let cases: Vec<Case<Vec<(&str, &str)>, usize>> = vec![
         (
             "§i.2 valid labels",
             vec![("workload-type", "gpu"), ("kubernetes.io/os", "linux")],
@@ -164,7 +167,7 @@ fn required_node_affinity_follows_validate_node_selector_i2() {
             match_fields: vec![r],
         }]
     };
-    let cases: Vec<(&str, Option<Vec<NodeSelectorTerm>>, Vec<&str>)> = vec![
+    let cases: Vec<Case<Option<Vec<NodeSelectorTerm>>, Vec<&str>>> = vec![
         ("§i.2 no block is valid", None, vec![]),
         (
             "§i.2 an empty term list is rejected",
