@@ -104,20 +104,17 @@ pub fn router(state: AppState) -> Router {
 /// Connects to the target. The demo handle (if any) must live as long as the server.
 async fn connect(
     target: &ClusterTarget,
-) -> Result<(Connection, Option<crate::sim::SimHandle>), ClusterError> {
+) -> Result<(Connection, Option<()>), ClusterError> {
     match target {
         ClusterTarget::Kubeconfig { path, context } => Ok((
             connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
             None,
         )),
         ClusterTarget::Demo(source) => {
-            let sim = crate::sim::start_in_process(source.clone())
-                .await
-                .map_err(|err| ClusterError::Demo(err.to_string()))?;
-            let config = sim.kube_config();
-            let conn =
-                connect::from_config(config, format!("demo ({})", sim.url), "demo-user".into())?;
-            Ok((conn, Some(sim)))
+            // Until the simulated cluster lands (issue 4), --demo says so instead of starting.
+            Err(ClusterError::Demo(format!(
+                "the embedded simulated cluster is not part of this build yet ({source:?})"
+            )))
         }
     }
 }

@@ -132,7 +132,6 @@ pub(crate) fn placed(should_run: bool, should_continue_running: bool) -> Placeme
 }
 
 /// A placement that fails on one rule, with a fix text.
-#[allow(dead_code)]
 pub(crate) fn refused(rule: Rule, should_continue_running: bool, fix: &str) -> Placement {
     Placement {
         should_run: false,
