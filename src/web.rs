@@ -102,9 +102,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Connects to the target. The demo handle (if any) must live as long as the server.
-async fn connect(
-    target: &ClusterTarget,
-) -> Result<(Connection, Option<()>), ClusterError> {
+async fn connect(target: &ClusterTarget) -> Result<(Connection, Option<()>), ClusterError> {
     match target {
         ClusterTarget::Kubeconfig { path, context } => Ok((
             connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
@@ -162,7 +160,7 @@ pub async fn start_watching(
 
 /// Serve the dashboard until interrupted.
 pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
-    let (conn, sim) = connect(&options.target)
+    let (conn, _sim) = connect(&options.target)
         .await
         .map_err(std::io::Error::other)?;
     tracing::info!(cluster = %conn.cluster, "connected");
@@ -183,7 +181,7 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
     for task in watchers {
         task.abort();
     }
-    drop(sim);
+
     result
 }
 
