@@ -395,6 +395,31 @@ mod tests {
     }
 
     #[test]
+    fn a_defaulted_manifest_has_max_unavailable_one_not_zero() {
+        // §g.14 §i.1: `rollingUpdate: {}` is defaulted to maxUnavailable 1, maxSurge 0 before
+        // any rule runs; only an object that skipped defaulting reaches the nil error.
+        let defaulted = rolling(int(1), int(0));
+        assert_eq!(
+            resolve_budget(&defaulted, 20),
+            Ok(Budget {
+                max_unavailable: 1,
+                max_surge: 0
+            }),
+            "§g.14 defaulted rollingUpdate {{}} is 1/0"
+        );
+        let only_surge_defaulted = rolling(int(1), s("25%"));
+        assert_eq!(
+            resolve_budget(&only_surge_defaulted, 20),
+            Ok(Budget { max_unavailable: 1, max_surge: 5 }),
+            "§i.1 a manifest with only maxSurge 25% gets maxUnavailable 1 too (and is invalid, §d.1)"
+        );
+        assert!(
+            resolve_budget(&rolling(None, None), 20).is_err(),
+            "§d.2 the undefaulted nil maxUnavailable is the controller's error"
+        );
+    }
+
+    #[test]
     fn surge_mode_is_chosen_by_the_scaled_max_surge() {
         let cases = [
             ("§d.2 maxSurge 1 is surge mode", 0, 1, true),
