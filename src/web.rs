@@ -161,7 +161,15 @@ pub async fn start_watching(
     let scopes = watch::scopes(namespaces);
     let live = Live::new(ClusterState::new(conn.cluster.clone()), &scopes);
     let streaming = connect::supports_streaming_lists(&conn.client).await;
-    let tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
+    let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
+    let ticking = live.clone();
+    tasks.push(tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            ticking.tick();
+        }
+    }));
     (live, tasks)
 }
 

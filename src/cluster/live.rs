@@ -135,6 +135,14 @@ impl Live {
         inner.feed.publish(deltas)
     }
 
+    /// Re-evaluates what time alone changes (availability after `minReadySeconds`).
+    pub fn tick(&self) -> Option<u64> {
+        let mut inner = self.lock();
+        let deltas = inner.state.tick();
+        self.record_columns(&deltas);
+        inner.feed.publish(deltas)
+    }
+
     /// A completed (re)list of `scope`: replaces its objects, marks it synced and healthy,
     /// and tells every client to take a fresh snapshot.
     pub fn replace(&self, scope: &Scope, objects: Vec<Projection>) -> u64 {

@@ -556,6 +556,19 @@ impl ClusterState {
         Some(Delta::Column(column))
     }
 
+    /// Time passing changes availability (a pod is available `minReadySeconds` after it
+    /// became ready, §c) without any event: refreshes the summaries of the DaemonSets that
+    /// set `minReadySeconds`, returning the columns that changed.
+    pub fn tick(&mut self) -> Vec<Delta> {
+        let keys: Vec<String> = self
+            .daemonsets
+            .iter()
+            .filter(|(_, ds)| ds.min_ready_seconds > 0)
+            .map(|(k, _)| k.clone())
+            .collect();
+        keys.iter().filter_map(|k| self.refresh_column_summary(k)).collect()
+    }
+
     // ---- pods --------------------------------------------------------------------------
 
     /// Recomputes the cells a pod change touched (its old and new place) and their columns.
