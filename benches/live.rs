@@ -30,6 +30,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
+/// When each cell's deltas arrived (unix nanoseconds), by (node, DaemonSet key).
+type Arrivals = HashMap<(String, String), Vec<u128>>;
+
 type BenchResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 #[derive(Debug, Clone, Copy)]
@@ -277,7 +280,7 @@ async fn run_dashboard(size: Size) -> BenchResult {
         .oneshot(Request::get("/api/live").body(Body::empty())?)
         .await?;
     let mut body = response.into_body().into_data_stream();
-    let arrivals: Arc<Mutex<HashMap<(String, String), Vec<u128>>>> = Arc::default();
+    let arrivals: Arc<Mutex<Arrivals>> = Arc::default();
     let reader_arrivals = arrivals.clone();
     let reader = tokio::spawn(async move {
         let mut buffer = String::new();
