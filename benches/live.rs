@@ -284,10 +284,20 @@ async fn run_dashboard(size: Size) -> BenchResult {
     let reader_arrivals = arrivals.clone();
     let reader = tokio::spawn(async move {
         let mut buffer = String::new();
+        // Where the search for the end of the current event resumes: a snapshot of 150,000
+        // cells arrives in many chunks, and rescanning it from the start would be quadratic.
+        let mut scanned: usize = 0;
         while let Some(Ok(chunk)) = body.next().await {
             let arrived = unix_nanos();
             buffer.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = buffer.find("\n\n") {
+            loop {
+                let from = scanned.saturating_sub(1);
+                let Some(found) = buffer[from..].find("\n\n") else {
+                    scanned = buffer.len();
+                    break;
+                };
+                let end = from + found;
+                scanned = 0;
                 let block: String = buffer.drain(..end + 2).collect();
                 let data: String = block
                     .lines()
