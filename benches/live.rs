@@ -245,6 +245,18 @@ async fn run_dashboard(size: Size) -> BenchResult {
     );
     println!("resident memory after sync: {rss_synced:.0} MB (process start: {rss_start:.0} MB)");
 
+    let started = Instant::now();
+    let snapshot = live.snapshot();
+    let built = started.elapsed();
+    let json = serde_json::to_string(&snapshot)
+        .map(|j| j.len())
+        .unwrap_or(0);
+    println!(
+        "snapshot: built in {:.1} ms, {:.1} MB as JSON",
+        built.as_secs_f64() * 1e3,
+        json as f64 / 1e6
+    );
+
     // The dashboard's own cost per pod event, without the network: flip one pod's revision.
     let sample = live.read(|s| {
         let uid = s

@@ -164,10 +164,18 @@ pub async fn start_watching(
     let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
     let ticking = live.clone();
     tasks.push(tokio::spawn(async move {
-        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        // Column summaries follow their cells twice a second; availability is re-read once
+        // a second (see `Live::flush` and `Live::tick`).
+        let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
+        let mut n: u64 = 0;
         loop {
             every.tick().await;
-            ticking.tick();
+            n += 1;
+            if n.is_multiple_of(2) {
+                ticking.tick();
+            } else {
+                ticking.flush();
+            }
         }
     }));
     (live, tasks)

@@ -364,7 +364,10 @@ async fn the_page_is_rendered_on_the_server_from_the_live_state() {
     assert_eq!(response.status(), StatusCode::OK);
     let html = text(response).await;
     assert!(html.contains("data-node=\"a\""), "{html}");
-    assert!(html.contains("data-daemonset=\"kube-system/log\""), "{html}");
+    assert!(
+        html.contains("data-daemonset=\"kube-system/log\""),
+        "{html}"
+    );
 }
 
 #[tokio::test]
