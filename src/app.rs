@@ -1,5 +1,6 @@
 //! The HTML shell and the route table; no data logic lives here.
 
+use crate::live_client::LiveHub;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
@@ -27,16 +28,28 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The routes. Each page owns its data loading.
+/// The routes, the live hub shared by every page, and the hydration marker.
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    let hub = LiveHub::new();
+    provide_context(hub.clone());
+
+    // Effects run only in the browser: this flips once the WASM has hydrated the page
+    // (end-to-end tests wait for it), and opens the live feed.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| {
+        hydrated.set(true);
+        #[cfg(feature = "hydrate")]
+        crate::live_client::feed::start(hub.clone());
+    });
+
     view! {
         <Stylesheet id="leptos" href="/pkg/daemonscope.css"/>
         <Title text="daemonscope"/>
         <Router>
-            <main>
-                <Routes fallback=|| "Page not found.".into_view()>
+            <main data-hydrated=move || hydrated.get().to_string()>
+                <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href="/">"Back to the matrix"</a></p> }>
                     <Route path=StaticSegment("") view=crate::pages::matrix::MatrixPage/>
                 </Routes>
             </main>

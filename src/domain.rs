@@ -5,6 +5,7 @@
 //! nothing here imports kube or k8s-openapi, so it compiles to WASM too. The rules follow
 //! `k8s-daemonset-semantics.md` (cited as §a…§i in doc comments and test names).
 
+pub mod controller;
 pub mod coverage;
 pub mod facts;
 pub mod rollout;

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod components;
 pub mod domain;
+pub mod live_client;
 pub mod pages;
 pub mod server_fns;
 

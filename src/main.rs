@@ -96,13 +96,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     daemonscope::cli::init_tracing();
     match cli.command {
-        Command::Explain { node, daemonset, output } => {
-            print_or_fail(daemonscope::cli::explain::run(&node, &daemonset, output.into()))
-        }
+        Command::Explain {
+            node,
+            daemonset,
+            output,
+        } => print_or_fail(daemonscope::cli::explain::run(
+            &node,
+            &daemonset,
+            output.into(),
+        )),
         Command::Rollout { daemonset, output } => {
             print_or_fail(daemonscope::cli::rollout::run(&daemonset, output.into()))
         }
-        Command::Sim { scenario, generate, listen, allow_non_loopback, write_kubeconfig } => {
+        Command::Sim {
+            scenario,
+            generate,
+            listen,
+            allow_non_loopback,
+            write_kubeconfig,
+        } => {
             let options = daemonscope::sim::SimOptions {
                 source: daemonscope::sim::ScenarioSource::from_args(scenario, generate),
                 listen,
@@ -111,7 +123,14 @@ fn main() -> ExitCode {
             };
             run_async(daemonscope::sim::run_standalone(options))
         }
-        Command::Serve { listen, kubeconfig, context, namespaces, demo, generate } => {
+        Command::Serve {
+            listen,
+            kubeconfig,
+            context,
+            namespaces,
+            demo,
+            generate,
+        } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
                     daemonscope::sim::ScenarioSource::Generate(spec),
@@ -119,9 +138,16 @@ fn main() -> ExitCode {
                 (Some(path), None) => daemonscope::web::ClusterTarget::Demo(
                     daemonscope::sim::ScenarioSource::File(path),
                 ),
-                (None, None) => daemonscope::web::ClusterTarget::Kubeconfig { path: kubeconfig, context },
+                (None, None) => daemonscope::web::ClusterTarget::Kubeconfig {
+                    path: kubeconfig,
+                    context,
+                },
             };
-            let options = daemonscope::web::ServeOptions { listen, target, namespaces };
+            let options = daemonscope::web::ServeOptions {
+                listen,
+                target,
+                namespaces,
+            };
             run_async(daemonscope::web::serve(options))
         }
     }
@@ -142,8 +168,13 @@ fn print_or_fail(result: Result<String, daemonscope::cli::CliError>) -> ExitCode
 }
 
 /// Long-running commands: a runtime, then one error line and exit 2 on failure.
-fn run_async<E: std::fmt::Display>(fut: impl std::future::Future<Output = Result<(), E>>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+fn run_async<E: std::fmt::Display>(
+    fut: impl std::future::Future<Output = Result<(), E>>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(err) => {
             eprintln!("error: cannot start the async runtime: {err}");

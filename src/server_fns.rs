@@ -12,7 +12,10 @@ pub async fn get_matrix() -> Result<MatrixSnapshot, ServerFnError> {
 
 /// Why one cell (node × `namespace/name`) is what it is.
 #[server]
-pub async fn explain_cell(node: String, daemonset: String) -> Result<CellExplanation, ServerFnError> {
+pub async fn explain_cell(
+    node: String,
+    daemonset: String,
+) -> Result<CellExplanation, ServerFnError> {
     let _ = (node, daemonset);
     Err(ServerFnError::new("not implemented yet"))
 }

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 /// Which cluster to show.
 #[derive(Debug, Clone)]
 pub enum ClusterTarget {
-    Kubeconfig { path: Option<PathBuf>, context: Option<String> },
+    Kubeconfig {
+        path: Option<PathBuf>,
+        context: Option<String>,
+    },
     Demo(crate::sim::ScenarioSource),
 }
 

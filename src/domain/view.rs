@@ -76,14 +76,25 @@ pub struct MatrixSnapshot {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Delta {
     /// One cell changed state.
-    Cell { node: String, daemonset: String, state: CellState },
+    Cell {
+        node: String,
+        daemonset: String,
+        state: CellState,
+    },
     /// A node appeared or changed (its whole row).
     NodeUpsert(NodeRow),
-    NodeRemoved { name: String },
+    NodeRemoved {
+        name: String,
+    },
     /// A DaemonSet appeared or changed: the column and its state in every row, in the
     /// order of the current node list.
-    DaemonSetUpsert { column: DaemonSetColumn, states: Vec<(String, CellState)> },
-    DaemonSetRemoved { key: String },
+    DaemonSetUpsert {
+        column: DaemonSetColumn,
+        states: Vec<(String, CellState)>,
+    },
+    DaemonSetRemoved {
+        key: String,
+    },
     Health(ResourceHealth),
 }
 

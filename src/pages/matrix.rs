@@ -1,10 +1,413 @@
-//! PLACEHOLDER: the coverage matrix page.
+//! The coverage matrix page (`/`): node × DaemonSet, one page of rows at a time, live.
+//!
+//! Data: `get_matrix` through a Resource (server-rendered, then hydrated), cut to the window
+//! the query asks for; afterwards the live hub's copy (same cut) keeps it current. A click on
+//! a cell asks `explain_cell` and shows the answer in a side panel without leaving the page.
+
+pub mod model;
+pub mod query;
+pub mod window;
+
+use crate::components::banner::{StaleBanner, TopBar};
+use crate::components::cell::MatrixCell;
+use crate::components::explanation::{ExplanationPanel, PanelState};
+use crate::components::legend::Legend;
+use crate::components::node_badges::NodeBadges;
+use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
+use crate::components::state_look::{state_name, ALL_STATES};
+use crate::live_client::{use_live_hub, LiveHub};
+use crate::server_fns::{explain_cell, get_matrix};
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+use model::{ColumnModel, MatrixModel, RowModel};
+use query::{parse_query, MatrixQuery};
+use std::sync::Arc;
+use window::{cut_window, MatrixWindow};
+
+/// Loads the window for `query`: from the live copy when the feed has delivered one (no
+/// round trip, and no 150,000-cell download on every page change), else from the server.
+async fn load_window(hub: LiveHub, query: MatrixQuery) -> Result<MatrixWindow, ServerFnError> {
+    if let Some(w) = hub
+        .with_state(|s| s.snapshot().map(|snap| cut_window(snap, &query)))
+        .flatten()
+    {
+        return Ok(w);
+    }
+    get_matrix().await.map(|m| cut_window(&m, &query))
+}
 
 /// The coverage matrix, node × DaemonSet.
 #[component]
 pub fn MatrixPage() -> impl IntoView {
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
-    view! { <h1 data-hydrated=move || hydrated.get().to_string()>"daemonscope"</h1> }
+    let hub = use_live_hub();
+    let query_map = use_query_map();
+    let parsed = Memo::new(move |_| query_map.with(|m| parse_query(|k| m.get(k))));
+    let query = Memo::new(move |_| parsed.get().query);
+    let hub_for_load = hub.clone();
+    let matrix = Resource::new(
+        move || query.get(),
+        move |q| load_window(hub_for_load.clone(), q),
+    );
+
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Loading the coverage matrix…"</p> }>
+            {move || {
+                let hub = hub.clone();
+                Suspend::new(async move {
+                    let notes = parsed.get_untracked().notes;
+                    let q = query.get_untracked();
+                    match matrix.await {
+                        Ok(w) => view! { <MatrixView window=w query=q notes=notes hub=hub/> }.into_any(),
+                        Err(e) => {
+                            view! {
+                                <TopBar cluster="unknown cluster" conn=hub.conn/>
+                                <div class="banner" role="alert" data-testid="load-error">
+                                    "Cannot load the coverage matrix: "{e.to_string()}
+                                </div>
+                            }
+                                .into_any()
+                        }
+                    }
+                })
+            }}
+        </Transition>
+    }
+}
+
+/// The matrix for one window, kept live.
+#[component]
+fn MatrixView(
+    window: MatrixWindow,
+    query: MatrixQuery,
+    notes: Vec<String>,
+    hub: LiveHub,
+) -> impl IntoView {
+    let model = MatrixModel::new(&window);
+    let cluster = window.cluster.clone();
+    let initial_health = window.health.clone();
+    let initial_counts = window.state_counts;
+    let mut all_notes = notes;
+    all_notes.extend(window.notes.iter().cloned());
+
+    // Explanation panel.
+    let selected = RwSignal::new(None::<(String, String)>);
+    let panel = RwSignal::new(PanelState::Closed);
+    let seq = StoredValue::new(0u64);
+    let fetch = move |node: String, daemonset: String, show_loading: bool| {
+        let n = seq.get_value() + 1;
+        seq.set_value(n);
+        if show_loading {
+            panel.set(PanelState::Loading {
+                node: node.clone(),
+                daemonset: daemonset.clone(),
+            });
+        }
+        leptos::task::spawn_local(async move {
+            let result = explain_cell(node.clone(), daemonset.clone()).await;
+            if seq.try_get_value() != Some(n) {
+                return; // a newer click won
+            }
+            panel.set(match result {
+                Ok(e) => PanelState::Loaded(Box::new(e)),
+                Err(e) => PanelState::Failed {
+                    node,
+                    daemonset,
+                    error: e.to_string(),
+                },
+            });
+        });
+    };
+    let on_select = Callback::new(move |(node, ds): (String, String)| {
+        selected.set(Some((node.clone(), ds.clone())));
+        fetch(node, ds, true);
+    });
+    let on_close = Callback::new(move |()| {
+        seq.set_value(seq.get_value() + 1);
+        selected.set(None);
+        panel.set(PanelState::Closed);
+    });
+
+    // Live updates: project the hub's changes onto this window's signals.
+    let sub_query = query.clone();
+    let sub_id = hub.subscribe(Arc::new(move |state, changes| {
+        let q = sub_query.clone();
+        model.apply_changes(state, changes, move |s| {
+            s.snapshot().map(|snap| cut_window(snap, &q))
+        });
+        // Keep an open explanation current when its cell changes.
+        if let Some((node, ds)) = selected.try_get_untracked().flatten() {
+            let touched = changes.iter().any(|c| match c {
+                crate::live_client::state::Change::Cell {
+                    node: n, column, ..
+                } => n == &node && state.column_of(&ds) == Some(*column),
+                crate::live_client::state::Change::Row { node: n } => n == &node,
+                crate::live_client::state::Change::Reset
+                | crate::live_client::state::Change::Structure => true,
+                _ => false,
+            });
+            if touched {
+                fetch(node, ds, false);
+            }
+        }
+    }));
+    let hub_cleanup = hub.clone();
+    on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
+
+    let health = Signal::derive({
+        let hub = hub.clone();
+        move || hub.health.get().unwrap_or_else(|| initial_health.clone())
+    });
+    let counts = Signal::derive({
+        let hub = hub.clone();
+        move || hub.counts.get().unwrap_or(initial_counts)
+    });
+    let selector = Selector::new(move || selected.get());
+
+    view! {
+        <TopBar cluster=cluster conn=hub.conn/>
+        <StaleBanner health=health conn=hub.conn/>
+        <div class="content">
+            <Notes notes=all_notes/>
+            <Toolbar query=query.clone() model=model/>
+            <Legend counts=counts/>
+            <MatrixTable model=model selector=selector on_select=on_select/>
+            <Pager query=query model=model/>
+            <RolloutTable model=model/>
+        </div>
+        <ExplanationPanel state=panel on_close=on_close/>
+    }
+}
+
+/// Corrections made to the query, shown so garbage in the address bar is visible.
+#[component]
+fn Notes(notes: Vec<String>) -> impl IntoView {
+    (!notes.is_empty()).then(|| {
+        let items = notes
+            .into_iter()
+            .map(|n| view! { <li>{n}</li> })
+            .collect_view();
+        view! {
+            <div class="notes" role="note" data-testid="query-notes">
+                <ul>{items}</ul>
+            </div>
+        }
+    })
+}
+
+/// Filter form and the "showing N of M" line.
+#[component]
+fn Toolbar(query: MatrixQuery, model: MatrixModel) -> impl IntoView {
+    let current = query.state.map(state_name).unwrap_or("");
+    let options = ALL_STATES
+        .iter()
+        .map(|s| {
+            let name = state_name(*s);
+            view! { <option value=name selected=name == current>{name}</option> }
+        })
+        .collect_view();
+    let showing = move || {
+        let i = model.info.get();
+        if i.matched_nodes == 0 {
+            format!("No node matches (of {} nodes).", i.total_nodes)
+        } else {
+            let filtered = if i.matched_nodes == i.total_nodes {
+                String::new()
+            } else {
+                format!(" matching, of {} in the cluster", i.total_nodes)
+            };
+            format!(
+                "Nodes {}–{} of {}{} · page {} of {}",
+                i.first_row + 1,
+                i.first_row + i.shown,
+                i.matched_nodes,
+                filtered,
+                i.page,
+                i.pages
+            )
+        }
+    };
+    view! {
+        <div class="toolbar">
+            <form method="get" action="/" class="filter" role="search">
+                <label>
+                    "Node "
+                    <input type="search" name="q" value=query.q.clone() placeholder="name contains…" maxlength="253"/>
+                </label>
+                <label>
+                    "State "
+                    <select name="state">
+                        <option value="" selected=current.is_empty()>"any"</option>
+                        {options}
+                    </select>
+                </label>
+                <button type="submit">"Filter"</button>
+                {(!query.q.is_empty() || query.state.is_some()).then(|| view! { <a href="/" class="clear">"clear"</a> })}
+            </form>
+            <p class="showing" data-testid="showing">{showing}</p>
+        </div>
+    }
+}
+
+/// Previous / next page links.
+#[component]
+fn Pager(query: MatrixQuery, model: MatrixModel) -> impl IntoView {
+    let q2 = query.clone();
+    view! {
+        <Show when=move || model.info.with(|i| i.pages > 1)>
+            <nav class="pager" aria-label="Pages">
+                {
+                    let query = query.clone();
+                    move || {
+                        let i = model.info.get();
+                        (i.page > 1).then(|| view! { <a rel="prev" href=query.href_for_page(i.page - 1)>"← previous"</a> })
+                    }
+                }
+                <span>{move || format!("page {} of {}", model.info.get().page, model.info.get().pages)}</span>
+                {
+                    let query = q2.clone();
+                    move || {
+                        let i = model.info.get();
+                        (i.page < i.pages).then(|| view! { <a rel="next" href=query.href_for_page(i.page + 1)>"next →"</a> })
+                    }
+                }
+            </nav>
+        </Show>
+    }
+}
+
+/// The matrix itself: sticky column headers (DaemonSets) and row headers (nodes).
+#[component]
+fn MatrixTable(
+    model: MatrixModel,
+    selector: Selector<Option<(String, String)>>,
+    on_select: Callback<(String, String)>,
+) -> impl IntoView {
+    let header = move || {
+        model
+            .columns
+            .get()
+            .into_iter()
+            .map(|c: ColumnModel| {
+                let col = c.col;
+                view! {
+                    <th scope="col" class="ds-col" data-daemonset=c.key.clone()>
+                        <a class="ds-name" href=format!("/ds/{}", c.key) title=move || {
+                            let d = col.get();
+                            format!("{} · {}", d.key, verdict_text(&d))
+                        }>
+                            <span>{move || col.get().name}</span>
+                        </a>
+                        <span class="ds-counts" title="ready / desired">
+                            {move || {
+                                let d = col.get();
+                                format!("{}/{}", d.ready, d.desired)
+                            }}
+                        </span>
+                        <RolloutGauge column=col compact=true/>
+                    </th>
+                }
+            })
+            .collect_view()
+    };
+    let sel = selector.clone();
+    view! {
+        <div class="matrix-scroll">
+            <table class="matrix" data-testid="matrix">
+                <thead>
+                    <tr>
+                        <th scope="col" class="corner">"node"</th>
+                        {header}
+                    </tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || model.rows.get()
+                        key=|r: &RowModel| (r.name.clone(), r.epoch)
+                        children=move |r: RowModel| {
+                            let sel = sel.clone();
+                            let cells = r
+                                .cells
+                                .iter()
+                                .map(|(key, state)| {
+                                    let sel = sel.clone();
+                                    let me = Some((r.name.clone(), key.clone()));
+                                    view! {
+                                        <td>
+                                            <MatrixCell
+                                                node=r.name.clone()
+                                                daemonset=key.clone()
+                                                state=*state
+                                                selected=Signal::derive(move || sel.selected(&me))
+                                                on_select=on_select
+                                            />
+                                        </td>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <tr data-row=r.name.clone()>
+                                    <th scope="row" class="node-head">
+                                        <a class="node-name" href=format!("/node/{}", r.name)>{r.name.clone()}</a>
+                                        <NodeBadges row=r.info/>
+                                    </th>
+                                    {cells}
+                                </tr>
+                            }
+                        }
+                    />
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Every DaemonSet's counts, budget gauge and kubectl verdict, readable in full.
+#[component]
+fn RolloutTable(model: MatrixModel) -> impl IntoView {
+    view! {
+        <section class="rollouts" aria-label="DaemonSets">
+            <h2>"DaemonSets"</h2>
+            <table class="ds-table">
+                <thead>
+                    <tr>
+                        <th>"DaemonSet"</th>
+                        <th class="num">"desired"</th>
+                        <th class="num">"ready"</th>
+                        <th class="num">"updated"</th>
+                        <th class="num">"available"</th>
+                        <th class="num">"missing"</th>
+                        <th class="num">"misscheduled"</th>
+                        <th>"strategy"</th>
+                        <th>"rollout budget and kubectl verdict"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        model
+                            .columns
+                            .get()
+                            .into_iter()
+                            .map(|c| {
+                                let col = c.col;
+                                let n = move |f: fn(&crate::domain::view::DaemonSetColumn) -> i64| move || f(&col.get());
+                                view! {
+                                    <tr data-ds-summary=c.key.clone()>
+                                        <th scope="row"><a href=format!("/ds/{}", c.key)>{c.key.clone()}</a></th>
+                                        <td class="num">{n(|d| d.desired)}</td>
+                                        <td class="num">{n(|d| d.ready)}</td>
+                                        <td class="num">{n(|d| d.updated)}</td>
+                                        <td class="num">{n(|d| d.available)}</td>
+                                        <td class={move || if col.get().missing > 0 { "num bad" } else { "num" }}>{n(|d| d.missing)}</td>
+                                        <td class={move || if col.get().misscheduled > 0 { "num bad" } else { "num" }}>{n(|d| d.misscheduled)}</td>
+                                        <td>{move || col.get().strategy}</td>
+                                        <td><RolloutGauge column=col/></td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+        </section>
+    }
 }

@@ -1,0 +1,186 @@
+//! The page header and the stale banner.
+//!
+//! Why a banner: the design's "degrade, never lie": when a watch is forbidden or the feed is
+//! lost, the page keeps the last state on screen and says what is stale and since when.
+
+use crate::domain::view::ResourceHealth;
+use crate::live_client::{format_utc_time, ConnState};
+use leptos::prelude::*;
+
+/// One line of the banner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BannerLine {
+    /// "error" (a resource cannot be read) or "stale" (data is old).
+    pub kind: &'static str,
+    /// What the user reads.
+    pub text: String,
+}
+
+/// The banner's lines for a health list and the feed's connection state.
+pub fn banner_lines(health: &[ResourceHealth], conn: ConnState) -> Vec<BannerLine> {
+    let mut lines = Vec::new();
+    if let ConnState::Lost { since } = conn {
+        lines.push(BannerLine {
+            kind: "stale",
+            text: format!(
+                "Live updates disconnected: stale since {} UTC. Reconnecting…",
+                format_utc_time(since)
+            ),
+        });
+    }
+    for h in health {
+        if let Some(err) = &h.error {
+            lines.push(BannerLine {
+                kind: "error",
+                text: err.clone(),
+            });
+        }
+        if let Some(since) = h.stale_since {
+            lines.push(BannerLine {
+                kind: "stale",
+                text: format!("{}: stale since {} UTC", h.resource, format_utc_time(since)),
+            });
+        } else if !h.synced && h.error.is_none() {
+            lines.push(BannerLine {
+                kind: "stale",
+                text: format!("{}: waiting for the first sync", h.resource),
+            });
+        }
+    }
+    lines
+}
+
+/// The stale/error banner; renders nothing when all is well.
+#[component]
+pub fn StaleBanner(
+    /// Resource health (live once the feed runs, else from the server render).
+    #[prop(into)]
+    health: Signal<Vec<ResourceHealth>>,
+    /// The feed's connection state.
+    #[prop(into)]
+    conn: Signal<ConnState>,
+) -> impl IntoView {
+    let lines = Memo::new(move |_| health.with(|h| banner_lines(h, conn.get())));
+    view! {
+        <Show when=move || lines.with(|l| !l.is_empty())>
+            <div class="banner" role="status" data-testid="stale-banner">
+                <ul>
+                    {move || {
+                        lines
+                            .get()
+                            .into_iter()
+                            .map(|l| view! { <li data-kind=l.kind>{if l.kind == "error" { "⛔ " } else { "⏸ " }}{l.text}</li> })
+                            .collect_view()
+                    }}
+                </ul>
+            </div>
+        </Show>
+    }
+}
+
+/// The name of a connection state for `data-live`.
+pub fn conn_name(conn: ConnState) -> &'static str {
+    match conn {
+        ConnState::Idle => "idle",
+        ConnState::Connecting => "connecting",
+        ConnState::Live => "live",
+        ConnState::Lost { .. } => "lost",
+    }
+}
+
+/// The top bar: product, cluster, navigation and the live indicator.
+#[component]
+pub fn TopBar(
+    /// Which cluster and context the page shows.
+    #[prop(into)]
+    cluster: Signal<String>,
+    /// The feed's connection state.
+    #[prop(into)]
+    conn: Signal<ConnState>,
+) -> impl IntoView {
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">"daemonscope"</a>
+            <span class="cluster" data-testid="cluster">{move || cluster.get()}</span>
+            <span class="live" data-live=move || conn_name(conn.get())>
+                {move || match conn.get() {
+                    ConnState::Idle => "static",
+                    ConnState::Connecting => "connecting…",
+                    ConnState::Live => "● live",
+                    ConnState::Lost { .. } => "○ disconnected",
+                }}
+            </span>
+        </header>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn health(
+        resource: &str,
+        synced: bool,
+        error: Option<&str>,
+        stale: Option<i64>,
+    ) -> ResourceHealth {
+        ResourceHealth {
+            resource: resource.into(),
+            synced,
+            error: error.map(str::to_string),
+            stale_since: stale,
+        }
+    }
+
+    #[test]
+    fn a_healthy_live_page_has_no_banner() {
+        assert!(banner_lines(&[health("pods", true, None, None)], ConnState::Live).is_empty());
+        assert!(banner_lines(&[], ConnState::Idle).is_empty());
+    }
+
+    #[test]
+    fn a_forbidden_resource_is_shown_verbatim() {
+        let lines = banner_lines(
+            &[health(
+                "pods",
+                false,
+                Some("cannot list pods: forbidden for user x"),
+                None,
+            )],
+            ConnState::Live,
+        );
+        assert_eq!(
+            lines,
+            vec![BannerLine {
+                kind: "error",
+                text: "cannot list pods: forbidden for user x".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn stale_data_says_since_when_in_utc() {
+        let lines = banner_lines(
+            &[health("nodes", true, None, Some(1_764_686_096))],
+            ConnState::Live,
+        );
+        assert_eq!(lines[0].text, "nodes: stale since 14:34:56 UTC");
+        let lost = banner_lines(
+            &[],
+            ConnState::Lost {
+                since: 1_764_686_096,
+            },
+        );
+        assert!(
+            lost[0].text.contains("stale since 14:34:56 UTC"),
+            "{:?}",
+            lost
+        );
+    }
+
+    #[test]
+    fn an_unsynced_resource_without_error_is_waiting() {
+        let lines = banner_lines(&[health("events", false, None, None)], ConnState::Live);
+        assert_eq!(lines[0].text, "events: waiting for the first sync");
+    }
+}

@@ -1,0 +1,233 @@
+//! The side panel answering "why is this cell what it is": the controller's verdict, each
+//! rule with node and pod values, what would change it, and the pods on the node.
+//!
+//! Why only these pod fields: the dashboard never renders env values, command lines or
+//! volume contents (design: read-only, no secrets), and `PodSummary` carries none.
+
+use super::state_look::{state_name, state_phrase, state_symbol};
+use crate::domain::scheduling::{Reason, Rule};
+use crate::domain::view::{CellExplanation, PodSummary};
+use leptos::prelude::*;
+
+/// What the panel is showing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PanelState {
+    /// Nothing selected: the panel is hidden.
+    Closed,
+    /// Waiting for the server's answer for (node, daemonset).
+    Loading { node: String, daemonset: String },
+    /// The answer.
+    Loaded(Box<CellExplanation>),
+    /// The server could not answer.
+    Failed {
+        node: String,
+        daemonset: String,
+        error: String,
+    },
+}
+
+/// The field a rule reads, as people know it from the manifest.
+pub fn rule_name(rule: Rule) -> &'static str {
+    match rule {
+        Rule::NodeName => "spec.nodeName",
+        Rule::NodeSelector => "nodeSelector",
+        Rule::NodeAffinity => "required node affinity",
+        Rule::Taint => "taint / toleration",
+        Rule::Unschedulable => "cordon (unschedulable)",
+        Rule::NodeReady => "node readiness",
+        Rule::TolerationOperator => "toleration operator",
+    }
+}
+
+/// "3m 20s"-style ages for the pod table.
+pub fn format_age(seconds: i64) -> String {
+    let s = seconds.max(0);
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {}s", s / 60, s % 60),
+        3600..=86_399 => format!("{}h {}m", s / 3600, (s / 60) % 60),
+        _ => format!("{}d {}h", s / 86_400, (s / 3600) % 24),
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn reason_row(r: Reason) -> impl IntoView {
+    let outcome = if r.passed { "pass" } else { "fail" };
+    view! {
+        <li class="reason" data-passed=r.passed.to_string() data-rule=format!("{:?}", r.rule)>
+            <div class="reason-head">
+                <span class="reason-mark" aria-label=outcome>{if r.passed { "✓" } else { "✗" }}</span>
+                <span class="reason-rule">{rule_name(r.rule)}</span>
+            </div>
+            <p class="reason-message">{r.message}</p>
+            <dl class="reason-values">
+                <dt>"node"</dt>
+                <dd><code>{if r.node_value.is_empty() { "—".to_string() } else { r.node_value }}</code></dd>
+                <dt>"pod"</dt>
+                <dd><code>{if r.pod_value.is_empty() { "—".to_string() } else { r.pod_value }}</code></dd>
+            </dl>
+            {r.fix.map(|f| view! { <p class="reason-fix"><strong>"To change: "</strong>{f}</p> })}
+        </li>
+    }
+}
+
+fn pod_row(p: PodSummary) -> impl IntoView {
+    let status = match (&p.waiting_reason, p.terminating) {
+        (_, true) => "Terminating".to_string(),
+        (Some(w), false) => w.clone(),
+        (None, false) => p.phase.clone(),
+    };
+    let name = p.name.clone();
+    view! {
+        <tr data-pod=name>
+            <td><code>{p.name}</code></td>
+            <td>{status}</td>
+            <td>{yes_no(p.ready)}</td>
+            <td>{if p.updated { "current" } else { "old" }}<br/><code class="hash">{p.revision_hash}</code></td>
+            <td class="num">{p.restart_count}</td>
+            <td class="num">{format_age(p.age_seconds)}</td>
+        </tr>
+    }
+}
+
+fn explanation_body(e: CellExplanation) -> impl IntoView {
+    let state = e.state;
+    let reasons = e
+        .placement
+        .reasons
+        .into_iter()
+        .map(reason_row)
+        .collect_view();
+    let fixes = (!e.what_would_change.is_empty()).then(|| {
+        let items = e
+            .what_would_change
+            .into_iter()
+            .map(|f| view! { <li>{f}</li> })
+            .collect_view();
+        view! {
+            <section class="fixes" aria-label="What would change it">
+                <h3>"What would change it"</h3>
+                <ul>{items}</ul>
+            </section>
+        }
+    });
+    let pods = if e.pods.is_empty() {
+        view! { <p class="muted">"No pod of this DaemonSet on this node."</p> }.into_any()
+    } else {
+        let rows = e.pods.into_iter().map(pod_row).collect_view();
+        view! {
+            <table class="pods">
+                <thead>
+                    <tr><th>"pod"</th><th>"status"</th><th>"ready"</th><th>"revision"</th><th>"restarts"</th><th>"age"</th></tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="explanation" data-node=e.node.clone() data-daemonset=e.daemonset.clone()>
+            <h2>
+                <span class="cell" data-state=state_name(state) aria-hidden="true">{state_symbol(state)}</span>
+                " "
+                <a href=format!("/ds/{}", e.daemonset)>{e.daemonset.clone()}</a>
+                " on "
+                <a href=format!("/node/{}", e.node)>{e.node.clone()}</a>
+            </h2>
+            <p class="state-line">{state_name(state)}": "{state_phrase(state)}</p>
+            <p class="summary">{e.summary}</p>
+            <dl class="verdict-flags">
+                <dt>"shouldRun"</dt>
+                <dd data-flag="shouldRun">{e.placement.should_run.to_string()}</dd>
+                <dt>"shouldContinueRunning"</dt>
+                <dd data-flag="shouldContinueRunning">{e.placement.should_continue_running.to_string()}</dd>
+            </dl>
+            {fixes}
+            <section aria-label="Reasons">
+                <h3>"Reasons"</h3>
+                <ul class="reasons">{reasons}</ul>
+            </section>
+            <section aria-label="Pods on this node">
+                <h3>"Pods on this node"</h3>
+                {pods}
+            </section>
+        </div>
+    }
+}
+
+/// The explanation side panel; hidden when closed.
+#[component]
+pub fn ExplanationPanel(
+    /// What to show.
+    #[prop(into)]
+    state: Signal<PanelState>,
+    /// Closes the panel.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    view! {
+        <Show when=move || state.with(|s| *s != PanelState::Closed)>
+            <aside class="panel" aria-label="Cell explanation" data-testid="explanation">
+                <button type="button" class="panel-close" aria-label="Close explanation" on:click=move |_| on_close.run(())>
+                    "×"
+                </button>
+                {move || match state.get() {
+                    PanelState::Closed => ().into_any(),
+                    PanelState::Loading { node, daemonset } => {
+                        view! { <p class="muted" data-loading="true">"Explaining "{daemonset}" on "{node}"…"</p> }.into_any()
+                    }
+                    PanelState::Failed { node, daemonset, error } => {
+                        view! {
+                            <p class="error" role="alert">
+                                "Could not explain "{daemonset}" on "{node}": "{error}
+                            </p>
+                        }
+                            .into_any()
+                    }
+                    PanelState::Loaded(e) => explanation_body(*e).into_any(),
+                }}
+            </aside>
+        </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        let cases = [
+            (0, "0s"),
+            (59, "59s"),
+            (200, "3m 20s"),
+            (7_260, "2h 1m"),
+            (90_000, "1d 1h"),
+            (-5, "0s"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(format_age(s), want);
+        }
+    }
+
+    #[test]
+    fn every_rule_has_a_manifest_name() {
+        let rules = [
+            Rule::NodeName,
+            Rule::NodeSelector,
+            Rule::NodeAffinity,
+            Rule::Taint,
+            Rule::Unschedulable,
+            Rule::NodeReady,
+            Rule::TolerationOperator,
+        ];
+        let names: std::collections::HashSet<_> = rules.iter().map(|r| rule_name(*r)).collect();
+        assert_eq!(names.len(), rules.len());
+    }
+}

@@ -1,0 +1,753 @@
+//! Placement verdicts and reasons against the summary table of §a.2 and the traps of §g.
+use super::*;
+
+fn tol(key: &str, operator: &str, value: &str, effect: &str) -> Toleration {
+    Toleration {
+        key: key.into(),
+        operator: operator.into(),
+        value: value.into(),
+        effect: effect.into(),
+        toleration_seconds: None,
+    }
+}
+
+fn taint(key: &str, value: &str, effect: TaintEffect) -> Taint {
+    Taint {
+        key: key.into(),
+        value: value.into(),
+        effect,
+    }
+}
+
+fn req(key: &str, op: &str, values: &[&str]) -> SelectorRequirement {
+    SelectorRequirement {
+        key: key.into(),
+        operator: op.into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+    }
+}
+
+fn node(name: &str) -> NodeFacts {
+    NodeFacts {
+        name: name.into(),
+        ready: Some(true),
+        ..Default::default()
+    }
+}
+
+fn labelled(name: &str, pairs: &[(&str, &str)]) -> NodeFacts {
+    NodeFacts {
+        labels: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..node(name)
+    }
+}
+
+fn tainted(name: &str, taints: Vec<Taint>) -> NodeFacts {
+    NodeFacts {
+        taints,
+        ..node(name)
+    }
+}
+
+fn with_tolerations(tolerations: Vec<Toleration>) -> TemplateFacts {
+    TemplateFacts {
+        tolerations,
+        ..Default::default()
+    }
+}
+
+fn affinity(terms: Vec<NodeSelectorTerm>) -> TemplateFacts {
+    TemplateFacts {
+        required_node_affinity: Some(terms),
+        ..Default::default()
+    }
+}
+
+fn term(exprs: Vec<SelectorRequirement>) -> NodeSelectorTerm {
+    NodeSelectorTerm {
+        match_expressions: exprs,
+        match_fields: vec![],
+    }
+}
+
+fn verdict(n: &NodeFacts, t: &TemplateFacts) -> (bool, bool) {
+    let p = placement(n, t);
+    assert_eq!(
+        DaemonPod::new(t).verdict(n),
+        (p.should_run, p.should_continue_running),
+        "fast path agrees"
+    );
+    (p.should_run, p.should_continue_running)
+}
+
+fn failing(p: &Placement) -> Vec<&Reason> {
+    p.reasons.iter().filter(|r| !r.passed).collect()
+}
+
+#[test]
+fn the_summary_table_of_a2_holds() {
+    use TaintEffect::*;
+    let cp = taint("node-role.kubernetes.io/control-plane", "", NoSchedule);
+    let cases: Vec<(&str, NodeFacts, TemplateFacts, (bool, bool))> = vec![
+        ("§a.2 plain node, plain template", node("n1"), TemplateFacts::default(), (true, true)),
+        (
+            "§a.2.1 template nodeName set to another node",
+            node("n1"),
+            TemplateFacts { node_name: "n2".into(), ..Default::default() },
+            (false, false),
+        ),
+        (
+            "§a.2.1 template nodeName set to this node",
+            node("n1"),
+            TemplateFacts { node_name: "n1".into(), ..Default::default() },
+            (true, true),
+        ),
+        (
+            "§a.2.2 nodeSelector does not match",
+            labelled("n1", &[("workload-type", "cpu")]),
+            TemplateFacts { node_selector: [("workload-type".to_string(), "gpu".to_string())].into(), ..Default::default() },
+            (false, false),
+        ),
+        (
+            "§a.2.2 nodeSelector matches",
+            labelled("n1", &[("workload-type", "gpu")]),
+            TemplateFacts { node_selector: [("workload-type".to_string(), "gpu".to_string())].into(), ..Default::default() },
+            (true, true),
+        ),
+        (
+            "§a.2.2 required affinity does not match",
+            labelled("n1", &[("zone", "a")]),
+            affinity(vec![term(vec![req("zone", "In", &["b"])])]),
+            (false, false),
+        ),
+        ("§a.2.3 all NoSchedule/NoExecute taints tolerated", tainted("n1", vec![cp.clone()]), with_tolerations(vec![tol("node-role.kubernetes.io/control-plane", "Exists", "", "NoSchedule")]), (true, true)),
+        ("§a.2.3 untolerated NoSchedule, no NoExecute", tainted("n1", vec![cp.clone()]), TemplateFacts::default(), (false, true)),
+        (
+            "§a.2.3 untolerated NoSchedule, every NoExecute tolerated",
+            tainted("n1", vec![cp.clone(), taint("evict", "", NoExecute)]),
+            with_tolerations(vec![tol("evict", "Exists", "", "NoExecute")]),
+            (false, true),
+        ),
+        ("§a.2.3 untolerated NoExecute", tainted("n1", vec![taint("evict", "now", NoExecute)]), TemplateFacts::default(), (false, false)),
+        (
+            "§a.2.3 untolerated NoExecute beside a tolerated NoSchedule",
+            tainted("n1", vec![cp.clone(), taint("evict", "now", NoExecute)]),
+            with_tolerations(vec![tol("node-role.kubernetes.io/control-plane", "Exists", "", "NoSchedule")]),
+            (false, false),
+        ),
+        ("§a.2.3 trap 2: PreferNoSchedule never blocks", tainted("n1", vec![taint("soft", "x", PreferNoSchedule)]), TemplateFacts::default(), (true, true)),
+        ("§a.2.3 an unknown effect is not counted", tainted("n1", vec![taint("odd", "x", Other("Weird".into()))]), TemplateFacts::default(), (true, true)),
+        (
+            "§a.2 nodeName mismatch wins over tolerated taints",
+            tainted("n1", vec![]),
+            TemplateFacts { node_name: "n2".into(), ..Default::default() },
+            (false, false),
+        ),
+        (
+            "§a.2 affinity mismatch wins over an untolerated NoSchedule (false,false not false,true)",
+            NodeFacts { taints: vec![cp.clone()], ..labelled("n1", &[]) },
+            TemplateFacts { node_selector: [("a".to_string(), "b".to_string())].into(), ..Default::default() },
+            (false, false),
+        ),
+    ];
+    for (name, n, t, want) in cases {
+        assert_eq!(verdict(&n, &t), want, "{name}");
+    }
+}
+
+#[test]
+fn automatic_tolerations_cover_condition_taints_b() {
+    use TaintEffect::*;
+    let plain = TemplateFacts::default();
+    let host = TemplateFacts {
+        host_network: true,
+        ..Default::default()
+    };
+    let cases: Vec<(&str, Taint, &TemplateFacts, (bool, bool))> = vec![
+        (
+            "§b not-ready:NoExecute tolerated",
+            taint("node.kubernetes.io/not-ready", "", NoExecute),
+            &plain,
+            (true, true),
+        ),
+        (
+            "§b unreachable:NoExecute tolerated",
+            taint("node.kubernetes.io/unreachable", "", NoExecute),
+            &plain,
+            (true, true),
+        ),
+        (
+            "§b disk-pressure tolerated",
+            taint("node.kubernetes.io/disk-pressure", "", NoSchedule),
+            &plain,
+            (true, true),
+        ),
+        (
+            "§b memory-pressure tolerated",
+            taint("node.kubernetes.io/memory-pressure", "", NoSchedule),
+            &plain,
+            (true, true),
+        ),
+        (
+            "§b pid-pressure tolerated",
+            taint("node.kubernetes.io/pid-pressure", "", NoSchedule),
+            &plain,
+            (true, true),
+        ),
+        (
+            "§b unschedulable tolerated",
+            taint("node.kubernetes.io/unschedulable", "", NoSchedule),
+            &plain,
+            (true, true),
+        ),
+        (
+            "§b network-unavailable not tolerated without hostNetwork",
+            taint("node.kubernetes.io/network-unavailable", "", NoSchedule),
+            &plain,
+            (false, true),
+        ),
+        (
+            "§b network-unavailable tolerated with hostNetwork",
+            taint("node.kubernetes.io/network-unavailable", "", NoSchedule),
+            &host,
+            (true, true),
+        ),
+        (
+            "§a.6 trap 4: not-ready:NoSchedule is not tolerated",
+            taint("node.kubernetes.io/not-ready", "", NoSchedule),
+            &plain,
+            (false, true),
+        ),
+        (
+            "§a.6 unreachable:NoSchedule is not tolerated",
+            taint("node.kubernetes.io/unreachable", "", NoSchedule),
+            &plain,
+            (false, true),
+        ),
+        (
+            "§b the control-plane taint is not tolerated",
+            taint("node-role.kubernetes.io/control-plane", "", NoSchedule),
+            &plain,
+            (false, true),
+        ),
+        (
+            "§b uninitialized is not tolerated",
+            taint(
+                "node.cloudprovider.kubernetes.io/uninitialized",
+                "true",
+                NoSchedule,
+            ),
+            &plain,
+            (false, true),
+        ),
+        (
+            "§b disk-pressure as NoExecute is not tolerated",
+            taint("node.kubernetes.io/disk-pressure", "", NoExecute),
+            &plain,
+            (false, false),
+        ),
+    ];
+    for (name, t, tmpl, want) in cases {
+        assert_eq!(verdict(&tainted("n1", vec![t]), tmpl), want, "{name}");
+    }
+}
+
+#[test]
+fn user_tolerations_decide_custom_taints_a5() {
+    use TaintEffect::*;
+    let dedicated = || tainted("infra-1", vec![taint("dedicated", "infra", NoSchedule)]);
+    let cases: Vec<(&str, Vec<Toleration>, (bool, bool))> = vec![
+        (
+            "§a.5 Equal with the value",
+            vec![tol("dedicated", "Equal", "infra", "NoSchedule")],
+            (true, true),
+        ),
+        (
+            "§a.5 Equal with another value",
+            vec![tol("dedicated", "Equal", "gpu", "NoSchedule")],
+            (false, true),
+        ),
+        (
+            "§a.5 Exists",
+            vec![tol("dedicated", "Exists", "", "")],
+            (true, true),
+        ),
+        (
+            "§a.5 empty key + Exists tolerates everything",
+            vec![tol("", "Exists", "", "")],
+            (true, true),
+        ),
+        (
+            "§a.5 empty key + Exists with another effect",
+            vec![tol("", "Exists", "", "NoExecute")],
+            (false, true),
+        ),
+        (
+            "§a.5 empty key + Equal matches by value",
+            vec![tol("", "Equal", "infra", "")],
+            (true, true),
+        ),
+        (
+            "§a.5 trap 10: Lt tolerates nothing",
+            vec![tol("dedicated", "Lt", "infra", "NoSchedule")],
+            (false, true),
+        ),
+        (
+            "§a.5 any toleration is enough",
+            vec![
+                tol("dedicated", "Equal", "gpu", ""),
+                tol("dedicated", "Exists", "", "NoSchedule"),
+            ],
+            (true, true),
+        ),
+    ];
+    for (name, tols, want) in cases {
+        assert_eq!(
+            verdict(&dedicated(), &with_tolerations(tols)),
+            want,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn gt_lt_tolerations_tolerate_nothing_and_say_why_a5() {
+    let n = tainted("n1", vec![taint("gpu-count", "4", TaintEffect::NoSchedule)]);
+    let t = with_tolerations(vec![tol("gpu-count", "Gt", "2", "NoSchedule")]);
+    let p = placement(&n, &t);
+    assert_eq!((p.should_run, p.should_continue_running), (false, true));
+    let note = p
+        .reasons
+        .iter()
+        .find(|r| r.rule == Rule::TolerationOperator)
+        .expect("an operator note");
+    assert!(
+        note.message.contains("TaintTolerationComparisonOperators"),
+        "{}",
+        note.message
+    );
+    assert!(note.message.contains("kube-controller-manager"));
+    let taint_reason = failing(&p)
+        .into_iter()
+        .find(|r| r.rule == Rule::Taint)
+        .expect("failing taint");
+    assert!(
+        taint_reason.message.contains("operator Gt"),
+        "{}",
+        taint_reason.message
+    );
+}
+
+#[test]
+fn toleration_seconds_keeps_should_run_and_warns_about_eviction_trap_8() {
+    let mut t = tol("node.kubernetes.io/not-ready", "", "", "NoExecute");
+    t.toleration_seconds = Some(300);
+    let n = NodeFacts {
+        ready: Some(false),
+        ..tainted(
+            "n1",
+            vec![taint(
+                "node.kubernetes.io/not-ready",
+                "",
+                TaintEffect::NoExecute,
+            )],
+        )
+    };
+    let p = placement(&n, &with_tolerations(vec![t]));
+    assert_eq!((p.should_run, p.should_continue_running), (true, true));
+    let r = p
+        .reasons
+        .iter()
+        .find(|r| r.rule == Rule::Taint)
+        .expect("taint reason");
+    assert!(r.passed);
+    assert!(r.message.contains("300"), "{}", r.message);
+    assert!(r.message.contains("evict"), "{}", r.message);
+    assert!(
+        r.pod_value.contains("tolerationSeconds: 300"),
+        "§b trap 11: the user's toleration comes first: {}",
+        r.pod_value
+    );
+}
+
+#[test]
+fn an_exactly_equal_toleration_is_replaced_and_loses_its_seconds_b() {
+    let mut t = tol("node.kubernetes.io/not-ready", "Exists", "", "NoExecute");
+    t.toleration_seconds = Some(300);
+    let merged = daemon_pod_tolerations(&with_tolerations(vec![t]));
+    let not_ready: Vec<&Toleration> = merged
+        .iter()
+        .filter(|t| t.key == "node.kubernetes.io/not-ready")
+        .collect();
+    assert_eq!(not_ready.len(), 1);
+    assert_eq!(not_ready[0].toleration_seconds, None);
+    assert_eq!(merged.len(), 6);
+}
+
+#[test]
+fn cordoned_nodes_still_get_daemon_pods_trap_1() {
+    let n = NodeFacts {
+        unschedulable: true,
+        ..tainted(
+            "n1",
+            vec![taint(
+                "node.kubernetes.io/unschedulable",
+                "",
+                TaintEffect::NoSchedule,
+            )],
+        )
+    };
+    let p = placement(&n, &TemplateFacts::default());
+    assert_eq!((p.should_run, p.should_continue_running), (true, true));
+    let r = p
+        .reasons
+        .iter()
+        .find(|r| r.rule == Rule::Unschedulable)
+        .expect("cordon note");
+    assert!(r.passed);
+    assert!(r.message.contains("ignores"));
+    assert!(failing(&p).is_empty());
+}
+
+#[test]
+fn not_ready_is_not_read_only_its_taints_count_a6() {
+    let bare = NodeFacts {
+        ready: Some(false),
+        ..node("n1")
+    };
+    let p = placement(&bare, &TemplateFacts::default());
+    assert_eq!(
+        (p.should_run, p.should_continue_running),
+        (true, true),
+        "§a.6 TestNotReadyNodeDaemonDoesLaunchPod"
+    );
+    assert!(p
+        .reasons
+        .iter()
+        .any(|r| r.rule == Rule::NodeReady && r.passed));
+
+    let tainted_nr = NodeFacts {
+        ready: Some(false),
+        ..tainted(
+            "n1",
+            vec![
+                taint("node.kubernetes.io/not-ready", "", TaintEffect::NoSchedule),
+                taint("node.kubernetes.io/not-ready", "", TaintEffect::NoExecute),
+            ],
+        )
+    };
+    let p = placement(&tainted_nr, &TemplateFacts::default());
+    assert_eq!(
+        (p.should_run, p.should_continue_running),
+        (false, true),
+        "§a.6 trap 4"
+    );
+    let r = failing(&p)[0];
+    assert_eq!(r.rule, Rule::Taint);
+    assert!(
+        r.message.contains("Only the NoExecute form"),
+        "{}",
+        r.message
+    );
+    assert!(r
+        .fix
+        .as_deref()
+        .unwrap_or("")
+        .contains("{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoSchedule}"));
+    let ready = p
+        .reasons
+        .iter()
+        .find(|r| r.rule == Rule::NodeReady)
+        .expect("readiness note");
+    assert!(ready.message.contains("not tolerated"), "{}", ready.message);
+}
+
+#[test]
+fn a_ready_uncordoned_node_gets_no_informational_notes() {
+    let p = placement(&node("n1"), &TemplateFacts::default());
+    assert!(p.reasons.iter().all(|r| !matches!(
+        r.rule,
+        Rule::Unschedulable | Rule::NodeReady | Rule::TolerationOperator
+    )));
+}
+
+#[test]
+fn node_selector_terms_or_and_empty_cases_a2() {
+    let n = labelled("n1", &[("zone", "a"), ("gpu", "true")]);
+    let cases: Vec<(&str, TemplateFacts, bool)> = vec![
+        (
+            "§a.2 no required block imposes nothing",
+            TemplateFacts::default(),
+            true,
+        ),
+        (
+            "§a.2 trap 12: nodeSelectorTerms: [] matches no node",
+            affinity(vec![]),
+            false,
+        ),
+        (
+            "§a.2 only term {} matches no node",
+            affinity(vec![NodeSelectorTerm::default()]),
+            false,
+        ),
+        (
+            "§a.2 {} beside a matching term: the other term decides",
+            affinity(vec![
+                NodeSelectorTerm::default(),
+                term(vec![req("zone", "In", &["a"])]),
+            ]),
+            true,
+        ),
+        (
+            "§a.2 terms are ORed",
+            affinity(vec![
+                term(vec![req("zone", "In", &["b"])]),
+                term(vec![req("gpu", "Exists", &[])]),
+            ]),
+            true,
+        ),
+        (
+            "§a.2 expressions in one term are ANDed",
+            affinity(vec![term(vec![
+                req("zone", "In", &["a"]),
+                req("gpu", "DoesNotExist", &[]),
+            ])]),
+            false,
+        ),
+        (
+            "§a.3 a term that fails to parse does not stop the others",
+            affinity(vec![
+                term(vec![req("zone", "In", &[])]),
+                term(vec![req("zone", "In", &["a"])]),
+            ]),
+            true,
+        ),
+        (
+            "§a.3 trap 12: NotIn with an invalid value on a missing label fails",
+            affinity(vec![term(vec![req("absent", "NotIn", &["bad value"])])]),
+            false,
+        ),
+        (
+            "§a.3 NotIn on a missing label matches",
+            affinity(vec![term(vec![req("absent", "NotIn", &["x"])])]),
+            true,
+        ),
+        (
+            "§a.2 nodeSelector and affinity must both pass",
+            TemplateFacts {
+                node_selector: [("zone".to_string(), "b".to_string())].into(),
+                required_node_affinity: Some(vec![term(vec![req("zone", "In", &["a"])])]),
+                ..Default::default()
+            },
+            false,
+        ),
+        (
+            "§a.4 matchFields metadata.name In this node",
+            affinity(vec![NodeSelectorTerm {
+                match_expressions: vec![],
+                match_fields: vec![req("metadata.name", "In", &["n1"])],
+            }]),
+            true,
+        ),
+        (
+            "§a.4 matchFields on another key never matches In",
+            affinity(vec![NodeSelectorTerm {
+                match_expressions: vec![],
+                match_fields: vec![req("metadata.uid", "In", &["n1"])],
+            }]),
+            false,
+        ),
+    ];
+    for (name, t, want) in cases {
+        let expected = if want { (true, true) } else { (false, false) };
+        assert_eq!(verdict(&n, &t), expected, "{name}");
+    }
+}
+
+#[test]
+fn every_failing_reason_says_what_would_change_it() {
+    use TaintEffect::*;
+    let n = NodeFacts {
+        taints: vec![
+            taint("dedicated", "infra", NoSchedule),
+            taint("evict", "", NoExecute),
+        ],
+        ..labelled("n1", &[("workload-type", "cpu")])
+    };
+    let t = TemplateFacts {
+        node_name: "n2".into(),
+        node_selector: [("workload-type".to_string(), "gpu".to_string())].into(),
+        required_node_affinity: Some(vec![term(vec![req("zone", "In", &["a"])])]),
+        ..Default::default()
+    };
+    let p = placement(&n, &t);
+    let fails = failing(&p);
+    let rules: Vec<Rule> = fails.iter().map(|r| r.rule).collect();
+    assert_eq!(
+        rules,
+        vec![
+            Rule::NodeName,
+            Rule::NodeSelector,
+            Rule::NodeAffinity,
+            Rule::Taint,
+            Rule::Taint
+        ]
+    );
+    for r in &fails {
+        assert!(r.fix.is_some(), "{:?} has a fix", r.rule);
+        assert!(!r.message.is_empty());
+    }
+    let fix = |i: usize| fails[i].fix.clone().unwrap_or_default();
+    assert!(fix(0).contains("remove spec.nodeName"));
+    assert!(
+        fix(1).contains("label the node workload-type=gpu"),
+        "{}",
+        fix(1)
+    );
+    assert!(
+        fix(1).contains("kubectl label nodes n1 workload-type=gpu --overwrite"),
+        "{}",
+        fix(1)
+    );
+    assert!(fix(2).contains("label the node zone=a"), "{}", fix(2));
+    assert!(
+        fix(3).contains("{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}"),
+        "{}",
+        fix(3)
+    );
+    assert!(
+        fix(3).contains("kubectl taint nodes n1 dedicated:NoSchedule-"),
+        "{}",
+        fix(3)
+    );
+    assert!(
+        fix(4).contains("{key: evict, operator: Exists, effect: NoExecute}"),
+        "{}",
+        fix(4)
+    );
+    assert_eq!(fails[1].node_value, "workload-type=cpu");
+    assert_eq!(fails[1].pod_value, "workload-type=gpu");
+    assert!(p
+        .reasons
+        .iter()
+        .filter(|r| r.passed)
+        .all(|r| r.fix.is_none()));
+}
+
+#[test]
+fn affinity_fixes_follow_the_operator_a3() {
+    let n = labelled("n1", &[("tier", "3"), ("role", "db")]);
+    let cases: Vec<(&str, SelectorRequirement, &str)> = vec![
+        (
+            "§a.3 In",
+            req("pool", "In", &["gpu"]),
+            "label the node pool=gpu",
+        ),
+        (
+            "§a.3 NotIn",
+            req("role", "NotIn", &["db"]),
+            "kubectl label nodes n1 role-",
+        ),
+        (
+            "§a.3 Exists",
+            req("pool", "Exists", &[]),
+            "add a label pool",
+        ),
+        (
+            "§a.3 DoesNotExist",
+            req("role", "DoesNotExist", &[]),
+            "kubectl label nodes n1 role-",
+        ),
+        ("§a.3 Gt", req("tier", "Gt", &["5"]), "tier=6"),
+        ("§a.3 Lt", req("tier", "Lt", &["2"]), "tier=1"),
+        (
+            "§a.3 parse error",
+            req("pool", "In", &[]),
+            "correct the term",
+        ),
+    ];
+    for (name, r, needle) in cases {
+        let p = placement(&n, &affinity(vec![term(vec![r])]));
+        let reason = p
+            .reasons
+            .iter()
+            .find(|r| r.rule == Rule::NodeAffinity)
+            .expect("affinity reason");
+        assert!(!reason.passed, "{name}");
+        let fix = reason.fix.clone().unwrap_or_default();
+        assert!(fix.contains(needle), "{name}: {fix}");
+    }
+}
+
+#[test]
+fn empty_term_list_explains_itself_trap_12() {
+    let p = placement(&node("n1"), &affinity(vec![]));
+    let r = p
+        .reasons
+        .iter()
+        .find(|r| r.rule == Rule::NodeAffinity)
+        .expect("affinity reason");
+    assert!(!r.passed);
+    assert!(r.message.contains("matches no node"));
+    assert!(r.fix.as_deref().unwrap_or("").contains("at least one term"));
+}
+
+#[test]
+fn tolerated_taints_name_the_toleration_and_its_origin() {
+    let n = tainted(
+        "n1",
+        vec![
+            taint(
+                "node.kubernetes.io/unschedulable",
+                "",
+                TaintEffect::NoSchedule,
+            ),
+            taint("dedicated", "infra", TaintEffect::NoSchedule),
+        ],
+    );
+    let p = placement(
+        &n,
+        &with_tolerations(vec![tol("dedicated", "Equal", "infra", "NoSchedule")]),
+    );
+    let taint_reasons: Vec<&Reason> = p.reasons.iter().filter(|r| r.rule == Rule::Taint).collect();
+    assert_eq!(taint_reasons.len(), 2);
+    assert!(
+        taint_reasons[0].message.contains("automatically"),
+        "{}",
+        taint_reasons[0].message
+    );
+    assert!(
+        taint_reasons[1].message.contains("from the template"),
+        "{}",
+        taint_reasons[1].message
+    );
+}
+
+#[test]
+fn a_near_miss_toleration_is_pointed_out() {
+    let n = tainted(
+        "n1",
+        vec![taint("dedicated", "infra", TaintEffect::NoSchedule)],
+    );
+    let p = placement(
+        &n,
+        &with_tolerations(vec![tol("dedicated", "", "", "NoSchedule")]),
+    );
+    let r = failing(&p)[0];
+    assert!(
+        r.message.contains("operator Equal, the default"),
+        "{}",
+        r.message
+    );
+}
+
+#[test]
+fn placement_serializes_with_rule_names() {
+    let p = placement(&node("n1"), &TemplateFacts::default());
+    let json = serde_json::to_value(&p).unwrap_or_default();
+    assert_eq!(json["reasons"][0]["rule"], "NodeName");
+    assert_eq!(json["should_run"], true);
+}

@@ -1,0 +1,190 @@
+//! The name and value syntax Kubernetes checks everywhere (apimachinery
+//! `pkg/util/validation`): label keys (qualified names), label values, DNS subdomains.
+//!
+//! Why shared: the same syntax decides two different things. The API server rejects objects
+//! that break it (§i), and the label-selector parser (`labels.NewRequirement`, §a.3) turns a
+//! requirement that breaks it into a parse error that fails its node-selector term. Both
+//! callers use these functions so the rule is written once.
+
+/// The longest label value and the longest name part of a qualified name.
+const MAX_NAME_LEN: usize = 63;
+/// The longest DNS-1123 subdomain (a qualified name's prefix, a node name).
+const MAX_SUBDOMAIN_LEN: usize = 253;
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`: the shape shared by label values and the
+/// name part of a qualified name.
+fn is_name_shaped(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+/// `IsDNS1123Subdomain`: lowercase alphanumerics, `-` and `.`, each dot-separated part
+/// starting and ending with an alphanumeric, at most 253 characters.
+pub fn check_dns_subdomain(s: &str) -> Result<(), String> {
+    if s.len() > MAX_SUBDOMAIN_LEN {
+        return Err(format!(
+            "must be no more than {MAX_SUBDOMAIN_LEN} characters"
+        ));
+    }
+    let part_ok = |p: &str| {
+        let b = p.as_bytes();
+        match (b.first(), b.last()) {
+            (Some(f), Some(l)) => {
+                (f.is_ascii_lowercase() || f.is_ascii_digit())
+                    && (l.is_ascii_lowercase() || l.is_ascii_digit())
+                    && b.iter()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            }
+            _ => false,
+        }
+    };
+    if s.split('.').all(part_ok) {
+        Ok(())
+    } else {
+        Err(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
+             '-' or '.', and must start and end with an alphanumeric character"
+                .to_string(),
+        )
+    }
+}
+
+/// `IsQualifiedName`: the syntax of a label key (and of a toleration key): an optional
+/// DNS-subdomain prefix and `/`, then a name of at most 63 characters.
+pub fn check_qualified_name(s: &str) -> Result<(), String> {
+    let (prefix, name) = match s.split_once('/') {
+        None => (None, s),
+        Some((prefix, name)) => (Some(prefix), name),
+    };
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            return Err("prefix part must be non-empty".to_string());
+        }
+        if name.contains('/') {
+            return Err("a qualified name may contain at most one '/'".to_string());
+        }
+        check_dns_subdomain(prefix).map_err(|e| format!("prefix part {e}"))?;
+    }
+    if name.is_empty() {
+        return Err("name part must be non-empty".to_string());
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(format!(
+            "name part must be no more than {MAX_NAME_LEN} characters"
+        ));
+    }
+    if !is_name_shaped(name) {
+        return Err(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and \
+                    must start and end with an alphanumeric character"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// `IsValidLabelValue`: empty, or at most 63 characters shaped like a name.
+pub fn check_label_value(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Ok(());
+    }
+    if s.len() > MAX_NAME_LEN {
+        return Err(format!("must be no more than {MAX_NAME_LEN} characters"));
+    }
+    if !is_name_shaped(s) {
+        return Err(
+            "a valid label value must be an empty string or consist of alphanumeric \
+                    characters, '-', '_' or '.', and must start and end with an alphanumeric \
+                    character"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_names_follow_is_qualified_name() {
+        let long63 = "a".repeat(63);
+        let long64 = "a".repeat(64);
+        let cases: &[(&str, bool)] = &[
+            ("workload-type", true),
+            ("node-role.kubernetes.io/control-plane", true),
+            ("kubernetes.io/hostname", true),
+            ("A_b.c-D", true),
+            (&long63, true),
+            (&long64, false),
+            ("", false),
+            ("/name", false),
+            ("prefix/", false),
+            ("a/b/c", false),
+            ("Upper.Case/name", false),
+            ("-leading", false),
+            ("trailing-", false),
+            ("has space", false),
+        ];
+        for (input, ok) in cases {
+            assert_eq!(
+                check_qualified_name(input).is_ok(),
+                *ok,
+                "qualified name {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn label_values_follow_is_valid_label_value() {
+        let long63 = "v".repeat(63);
+        let long64 = "v".repeat(64);
+        let cases: &[(&str, bool)] = &[
+            ("", true),
+            ("gpu", true),
+            ("08", true),
+            ("a.b_c-d", true),
+            (&long63, true),
+            (&long64, false),
+            ("bad value", false),
+            ("-5", false),
+            ("+5", false),
+            ("x/", false),
+        ];
+        for (input, ok) in cases {
+            assert_eq!(
+                check_label_value(input).is_ok(),
+                *ok,
+                "label value {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn dns_subdomains_are_lowercase_dot_separated() {
+        let cases: &[(&str, bool)] = &[
+            ("node-1", true),
+            ("ip-10-0-0-1.ec2.internal", true),
+            ("Node", false),
+            ("a..b", false),
+            ("", false),
+            ("-a", false),
+        ];
+        for (input, ok) in cases {
+            assert_eq!(
+                check_dns_subdomain(input).is_ok(),
+                *ok,
+                "subdomain {input:?}"
+            );
+        }
+    }
+}

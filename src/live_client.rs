@@ -1,0 +1,156 @@
+//! The browser side of the live feed: one hub per page load that owns the live matrix and
+//! tells the pages what changed.
+//!
+//! Why a hub: the EventSource connection outlives page navigation, while pages come and go
+//! and each shows only a window of the matrix. Pages subscribe, project the changes they care
+//! about onto their own fine-grained signals, and unsubscribe on cleanup. The hub exists on
+//! the server too (so SSR and hydration render the same tree) but only connects in the
+//! browser (`feed`, hydrate builds).
+
+pub mod state;
+
+#[cfg(feature = "hydrate")]
+pub mod feed;
+
+use crate::domain::view::{LiveMessage, ResourceHealth};
+use leptos::prelude::*;
+use state::{ApplyError, Change, LiveState};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The connection to `/api/live`, as the stale banner needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnState {
+    /// Not started (server render, or before hydration).
+    Idle,
+    /// Opening the stream; nothing received yet.
+    Connecting,
+    /// Receiving messages.
+    Live,
+    /// The stream broke; the page shows data as of `since` (unix seconds) while reconnecting.
+    Lost { since: i64 },
+}
+
+/// A page's callback: gets the whole live state and the list of changes of one message.
+/// It must not call back into the hub (the state lock is held).
+pub type Subscriber = Arc<dyn Fn(&LiveState, &[Change]) + Send + Sync>;
+
+/// The live matrix and its subscribers, provided as context by `App`.
+#[derive(Clone)]
+pub struct LiveHub {
+    state: Arc<Mutex<LiveState>>,
+    subscribers: Arc<Mutex<Vec<(u64, Subscriber)>>>,
+    next_id: Arc<AtomicU64>,
+    /// Connection state of the feed.
+    pub conn: RwSignal<ConnState>,
+    /// Resource health from the feed; `None` until the first snapshot.
+    pub health: RwSignal<Option<Vec<ResourceHealth>>>,
+    /// Cells per state over the whole matrix; `None` until the first snapshot.
+    pub counts: RwSignal<Option<[usize; 8]>>,
+    /// Last applied version (0 before the first snapshot); tests and the footer read it.
+    pub version: RwSignal<u64>,
+}
+
+impl LiveHub {
+    /// A hub with no data, not connected.
+    pub fn new() -> Self {
+        Self {
+            state: Arc::new(Mutex::new(LiveState::default())),
+            subscribers: Arc::new(Mutex::new(Vec::new())),
+            next_id: Arc::new(AtomicU64::new(1)),
+            conn: RwSignal::new(ConnState::Idle),
+            health: RwSignal::new(None),
+            counts: RwSignal::new(None),
+            version: RwSignal::new(0),
+        }
+    }
+
+    /// Registers a page's callback; pair with [`LiveHub::unsubscribe`] in `on_cleanup`.
+    pub fn subscribe(&self, subscriber: Subscriber) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut subs) = self.subscribers.lock() {
+            subs.push((id, subscriber));
+        }
+        id
+    }
+
+    /// Removes a callback registered with [`LiveHub::subscribe`].
+    pub fn unsubscribe(&self, id: u64) {
+        if let Ok(mut subs) = self.subscribers.lock() {
+            subs.retain(|(i, _)| *i != id);
+        }
+    }
+
+    /// Runs `f` on the live state (for pages that recut their window).
+    pub fn with_state<R>(&self, f: impl FnOnce(&LiveState) -> R) -> Option<R> {
+        self.state.lock().ok().map(|s| f(&s))
+    }
+
+    /// Applies one message from the feed and notifies the subscribers.
+    pub fn apply(&self, message: LiveMessage) -> Result<(), ApplyError> {
+        let Ok(mut state) = self.state.lock() else {
+            return Ok(());
+        };
+        let outcome = state.apply(message);
+        let changes = match &outcome {
+            Ok(changes) => changes.clone(),
+            // A bad delta in a batch still applied the good ones: let pages recut.
+            Err(ApplyError::RowShape { .. }) => vec![Change::Structure],
+            Err(ApplyError::NoSnapshot(_)) => Vec::new(),
+        };
+        if changes.is_empty() {
+            return outcome.map(|_| ());
+        }
+        if changes
+            .iter()
+            .any(|c| matches!(c, Change::Reset | Change::Health))
+        {
+            self.health.set(state.snapshot().map(|s| s.health.clone()));
+        }
+        self.counts.set(Some(state.counts()));
+        self.version.set(state.version());
+        let subs: Vec<Subscriber> = match self.subscribers.lock() {
+            Ok(subs) => subs.iter().map(|(_, s)| s.clone()).collect(),
+            Err(_) => Vec::new(),
+        };
+        for sub in subs {
+            sub(&state, &changes);
+        }
+        outcome.map(|_| ())
+    }
+}
+
+impl Default for LiveHub {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The hub from context, or a fresh unconnected one (a component rendered outside `App`).
+pub fn use_live_hub() -> LiveHub {
+    use_context::<LiveHub>().unwrap_or_default()
+}
+
+/// Renders unix seconds as `HH:MM:SS` UTC (the stale banner's clock).
+pub fn format_utc_time(unix_seconds: i64) -> String {
+    let s = unix_seconds.rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_clock_formats_hours_minutes_seconds() {
+        let cases = [
+            (0, "00:00:00"),
+            (1_764_686_096, "14:34:56"),
+            (86_399, "23:59:59"),
+            (-1, "23:59:59"),
+        ];
+        for (t, want) in cases {
+            assert_eq!(format_utc_time(t), want, "{t}");
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! The browser's copy of the whole matrix, kept current from `/api/live` messages.
+//!
+//! Why pure and separate from the EventSource glue: applying deltas in order, ignoring
+//! duplicates after a reconnect and reporting exactly which cells changed is the part that can
+//! be wrong, so it is plain Rust with unit tests. The report (`Change`) is what lets a page
+//! re-render one cell instead of the matrix.
+
+use crate::components::state_look::state_index;
+use crate::domain::coverage::CellState;
+use crate::domain::view::{Delta, LiveMessage, MatrixSnapshot, NodeRow};
+use std::collections::HashMap;
+
+/// What one message changed, for the pages that show part of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// A new snapshot replaced everything.
+    Reset,
+    /// Rows or columns were added or removed: windows must be recut.
+    Structure,
+    /// One cell changed state. `column` indexes `snapshot.daemonsets`.
+    Cell {
+        node: String,
+        column: usize,
+        state: CellState,
+    },
+    /// A node's own fields (readiness, cordon, taints, labels, cells) changed.
+    Row { node: String },
+    /// A DaemonSet's column summary (counts, budget, verdict) changed.
+    Column { index: usize },
+    /// The health of a watched resource changed.
+    Health,
+}
+
+/// Why a message was not applied. The feed logs it and keeps going.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    /// Deltas arrived before any snapshot (the server always sends one first).
+    #[error("deltas for version {0} arrived before a snapshot")]
+    NoSnapshot(u64),
+    /// A row had a different number of cells than there are columns.
+    #[error("row for node {node} has {got} cells but there are {want} DaemonSets")]
+    RowShape {
+        node: String,
+        got: usize,
+        want: usize,
+    },
+}
+
+/// The live matrix plus indexes by node name and DaemonSet key.
+#[derive(Debug, Default)]
+pub struct LiveState {
+    snapshot: Option<MatrixSnapshot>,
+    node_index: HashMap<String, usize>,
+    column_index: HashMap<String, usize>,
+    counts: [usize; 8],
+}
+
+impl LiveState {
+    /// The current matrix, once a snapshot has arrived.
+    pub fn snapshot(&self) -> Option<&MatrixSnapshot> {
+        self.snapshot.as_ref()
+    }
+
+    /// The last applied version (0 before the first snapshot).
+    pub fn version(&self) -> u64 {
+        self.snapshot.as_ref().map_or(0, |s| s.version)
+    }
+
+    /// Cells per state over the whole matrix, indexed like `state_look::ALL_STATES`.
+    pub fn counts(&self) -> [usize; 8] {
+        self.counts
+    }
+
+    /// The row of one node.
+    pub fn row(&self, node: &str) -> Option<&NodeRow> {
+        let i = *self.node_index.get(node)?;
+        self.snapshot.as_ref()?.nodes.get(i)
+    }
+
+    /// The column index of a `namespace/name` key.
+    pub fn column_of(&self, key: &str) -> Option<usize> {
+        self.column_index.get(key).copied()
+    }
+
+    /// Applies one message and says what changed. Deltas at or below the current version
+    /// (replayed after a reconnect) are ignored.
+    pub fn apply(&mut self, message: LiveMessage) -> Result<Vec<Change>, ApplyError> {
+        match message {
+            LiveMessage::Snapshot(mut snapshot) => {
+                snapshot.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+                let want = snapshot.daemonsets.len();
+                if let Some(bad) = snapshot.nodes.iter().find(|r| r.cells.len() != want) {
+                    return Err(ApplyError::RowShape {
+                        node: bad.name.clone(),
+                        got: bad.cells.len(),
+                        want,
+                    });
+                }
+                self.snapshot = Some(snapshot);
+                self.reindex();
+                Ok(vec![Change::Reset])
+            }
+            LiveMessage::Deltas { version, deltas } => {
+                let Some(current) = self.snapshot.as_ref().map(|s| s.version) else {
+                    return Err(ApplyError::NoSnapshot(version));
+                };
+                if version <= current {
+                    return Ok(Vec::new());
+                }
+                let mut changes = Vec::new();
+                let mut result = Ok(());
+                for delta in deltas {
+                    if let Err(e) = self.apply_delta(delta, &mut changes) {
+                        result = Err(e);
+                    }
+                }
+                if let Some(s) = self.snapshot.as_mut() {
+                    s.version = version;
+                }
+                if changes.contains(&Change::Structure) {
+                    self.reindex();
+                }
+                result.map(|()| changes)
+            }
+        }
+    }
+
+    fn apply_delta(&mut self, delta: Delta, changes: &mut Vec<Change>) -> Result<(), ApplyError> {
+        let Some(snap) = self.snapshot.as_mut() else {
+            return Ok(());
+        };
+        match delta {
+            Delta::Cell {
+                node,
+                daemonset,
+                state,
+            } => {
+                let (Some(&r), Some(&c)) = (
+                    self.node_index.get(&node),
+                    self.column_index.get(&daemonset),
+                ) else {
+                    return Ok(());
+                };
+                if let Some(cell) = snap.nodes.get_mut(r).and_then(|row| row.cells.get_mut(c)) {
+                    if *cell != state {
+                        self.counts[state_index(*cell)] -= 1;
+                        self.counts[state_index(state)] += 1;
+                        *cell = state;
+                        changes.push(Change::Cell {
+                            node,
+                            column: c,
+                            state,
+                        });
+                    }
+                }
+            }
+            Delta::NodeUpsert(row) => {
+                let want = snap.daemonsets.len();
+                if row.cells.len() != want {
+                    return Err(ApplyError::RowShape {
+                        node: row.name,
+                        got: row.cells.len(),
+                        want,
+                    });
+                }
+                match self.node_index.get(&row.name) {
+                    Some(&i) => {
+                        if snap.nodes[i] != row {
+                            for cell in &snap.nodes[i].cells {
+                                self.counts[state_index(*cell)] -= 1;
+                            }
+                            for cell in &row.cells {
+                                self.counts[state_index(*cell)] += 1;
+                            }
+                            changes.push(Change::Row {
+                                node: row.name.clone(),
+                            });
+                            snap.nodes[i] = row;
+                        }
+                    }
+                    None => {
+                        let at = snap.nodes.partition_point(|r| r.name < row.name);
+                        for cell in &row.cells {
+                            self.counts[state_index(*cell)] += 1;
+                        }
+                        snap.nodes.insert(at, row);
+                        // Later rows moved: keep the index right for the rest of this batch.
+                        reindex_nodes(&snap.nodes, &mut self.node_index);
+                        changes.push(Change::Structure);
+                    }
+                }
+            }
+            Delta::NodeRemoved { name } => {
+                if let Some(i) = self.node_index.get(&name).copied() {
+                    for cell in &snap.nodes[i].cells {
+                        self.counts[state_index(*cell)] -= 1;
+                    }
+                    snap.nodes.remove(i);
+                    reindex_nodes(&snap.nodes, &mut self.node_index);
+                    changes.push(Change::Structure);
+                }
+            }
+            Delta::DaemonSetUpsert { column, states } => {
+                let states: HashMap<String, CellState> = states.into_iter().collect();
+                let c = match self.column_index.get(&column.key) {
+                    Some(&c) => {
+                        if snap.daemonsets[c] != column {
+                            snap.daemonsets[c] = column;
+                            changes.push(Change::Column { index: c });
+                        }
+                        c
+                    }
+                    None => {
+                        let c = snap.daemonsets.len();
+                        self.column_index.insert(column.key.clone(), c);
+                        snap.daemonsets.push(column);
+                        for row in &mut snap.nodes {
+                            // A node the delta does not list has no pod and no verdict yet.
+                            let state = states
+                                .get(&row.name)
+                                .copied()
+                                .unwrap_or(CellState::Excluded);
+                            row.cells.push(state);
+                            self.counts[state_index(state)] += 1;
+                        }
+                        changes.push(Change::Structure);
+                        return Ok(());
+                    }
+                };
+                for row in &mut snap.nodes {
+                    if let Some(&state) = states.get(&row.name) {
+                        if let Some(cell) = row.cells.get_mut(c) {
+                            if *cell != state {
+                                self.counts[state_index(*cell)] -= 1;
+                                self.counts[state_index(state)] += 1;
+                                *cell = state;
+                                changes.push(Change::Cell {
+                                    node: row.name.clone(),
+                                    column: c,
+                                    state,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            Delta::DaemonSetRemoved { key } => {
+                if let Some(c) = self.column_index.get(&key).copied() {
+                    snap.daemonsets.remove(c);
+                    for row in &mut snap.nodes {
+                        if c < row.cells.len() {
+                            let old = row.cells.remove(c);
+                            self.counts[state_index(old)] -= 1;
+                        }
+                    }
+                    self.column_index = snap
+                        .daemonsets
+                        .iter()
+                        .enumerate()
+                        .map(|(i, d)| (d.key.clone(), i))
+                        .collect();
+                    changes.push(Change::Structure);
+                }
+            }
+            Delta::Health(health) => {
+                match snap
+                    .health
+                    .iter_mut()
+                    .find(|h| h.resource == health.resource)
+                {
+                    Some(h) => *h = health,
+                    None => snap.health.push(health),
+                }
+                changes.push(Change::Health);
+            }
+        }
+        Ok(())
+    }
+
+    fn reindex(&mut self) {
+        let Some(snap) = self.snapshot.as_ref() else {
+            return;
+        };
+        reindex_nodes(&snap.nodes, &mut self.node_index);
+        self.column_index = snap
+            .daemonsets
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.key.clone(), i))
+            .collect();
+        self.counts = crate::pages::matrix::window::count_states(&snap.nodes);
+    }
+}
+
+fn reindex_nodes(nodes: &[NodeRow], index: &mut HashMap<String, usize>) {
+    index.clear();
+    index.extend(nodes.iter().enumerate().map(|(i, r)| (r.name.clone(), i)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::view::{DaemonSetColumn, ResourceHealth};
+    use CellState::*;
+
+    fn column(key: &str) -> DaemonSetColumn {
+        let (ns, name) = key.split_once('/').unwrap();
+        DaemonSetColumn {
+            key: key.into(),
+            namespace: ns.into(),
+            name: name.into(),
+            desired: 2,
+            ready: 2,
+            updated: 2,
+            available: 2,
+            misscheduled: 0,
+            missing: 0,
+            strategy: "RollingUpdate".into(),
+            max_unavailable: Some(1),
+            max_surge: Some(0),
+            budget_error: None,
+            budget_in_use: 0,
+            rollout_message: "daemon set \"x\" successfully rolled out".into(),
+            rollout_done: true,
+            rollout_error: None,
+        }
+    }
+
+    fn row(name: &str, cells: &[CellState]) -> NodeRow {
+        NodeRow {
+            name: name.into(),
+            ready: Some(true),
+            unschedulable: false,
+            taints: vec![],
+            labels: vec![],
+            cells: cells.to_vec(),
+        }
+    }
+
+    fn live() -> LiveState {
+        let mut s = LiveState::default();
+        let snap = MatrixSnapshot {
+            version: 10,
+            cluster: "demo".into(),
+            daemonsets: vec![column("kube-system/log"), column("monitoring/gpu")],
+            nodes: vec![row("b", &[Ready, Excluded]), row("a", &[Ready, Ready])],
+            health: vec![],
+        };
+        assert_eq!(
+            s.apply(LiveMessage::Snapshot(snap)).unwrap(),
+            vec![Change::Reset]
+        );
+        s
+    }
+
+    fn deltas(version: u64, deltas: Vec<Delta>) -> LiveMessage {
+        LiveMessage::Deltas { version, deltas }
+    }
+
+    #[test]
+    fn a_snapshot_is_sorted_indexed_and_counted() {
+        let s = live();
+        assert_eq!(s.version(), 10);
+        assert_eq!(s.snapshot().unwrap().nodes[0].name, "a");
+        assert_eq!(s.row("b").unwrap().cells, vec![Ready, Excluded]);
+        assert_eq!(s.column_of("monitoring/gpu"), Some(1));
+        assert_eq!(s.counts()[state_index(Ready)], 3);
+    }
+
+    #[test]
+    fn one_cell_delta_reports_exactly_that_cell() {
+        let mut s = live();
+        let changes = s
+            .apply(deltas(
+                11,
+                vec![Delta::Cell {
+                    node: "b".into(),
+                    daemonset: "kube-system/log".into(),
+                    state: Outdated,
+                }],
+            ))
+            .unwrap();
+        assert_eq!(
+            changes,
+            vec![Change::Cell {
+                node: "b".into(),
+                column: 0,
+                state: Outdated
+            }]
+        );
+        assert_eq!(s.row("b").unwrap().cells[0], Outdated);
+        assert_eq!(s.counts()[state_index(Ready)], 2);
+        assert_eq!(s.counts()[state_index(Outdated)], 1);
+        assert_eq!(s.version(), 11);
+    }
+
+    #[test]
+    fn replayed_deltas_after_a_reconnect_are_ignored() {
+        let mut s = live();
+        let d = || {
+            deltas(
+                11,
+                vec![Delta::Cell {
+                    node: "a".into(),
+                    daemonset: "kube-system/log".into(),
+                    state: Missing,
+                }],
+            )
+        };
+        assert_eq!(s.apply(d()).unwrap().len(), 1);
+        assert_eq!(s.apply(d()).unwrap(), vec![]);
+        assert_eq!(s.apply(deltas(5, vec![])).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn deltas_before_any_snapshot_are_an_error() {
+        let mut s = LiveState::default();
+        assert_eq!(s.apply(deltas(3, vec![])), Err(ApplyError::NoSnapshot(3)));
+    }
+
+    #[test]
+    fn unchanged_cells_produce_no_change() {
+        let mut s = live();
+        let changes = s
+            .apply(deltas(
+                11,
+                vec![Delta::Cell {
+                    node: "a".into(),
+                    daemonset: "kube-system/log".into(),
+                    state: Ready,
+                }],
+            ))
+            .unwrap();
+        assert!(changes.is_empty());
+    }
+
+    #[test]
+    fn node_add_and_remove_are_structural_and_keep_name_order() {
+        let mut s = live();
+        let changes = s
+            .apply(deltas(
+                11,
+                vec![Delta::NodeUpsert(row("aa", &[Missing, Excluded]))],
+            ))
+            .unwrap();
+        assert_eq!(changes, vec![Change::Structure]);
+        let names: Vec<_> = s
+            .snapshot()
+            .unwrap()
+            .nodes
+            .iter()
+            .map(|r| r.name.clone())
+            .collect();
+        assert_eq!(names, ["a", "aa", "b"]);
+        assert_eq!(s.row("b").unwrap().cells, vec![Ready, Excluded]);
+        s.apply(deltas(12, vec![Delta::NodeRemoved { name: "a".into() }]))
+            .unwrap();
+        assert!(s.row("a").is_none());
+        assert_eq!(s.row("aa").unwrap().cells[0], Missing);
+        assert_eq!(s.counts().iter().sum::<usize>(), 4);
+    }
+
+    #[test]
+    fn an_existing_node_upsert_is_a_row_change() {
+        let mut s = live();
+        let mut r = row("a", &[Ready, Ready]);
+        r.unschedulable = true;
+        let changes = s.apply(deltas(11, vec![Delta::NodeUpsert(r)])).unwrap();
+        assert_eq!(changes, vec![Change::Row { node: "a".into() }]);
+        assert!(s.row("a").unwrap().unschedulable);
+    }
+
+    #[test]
+    fn a_misshapen_row_is_rejected_without_touching_the_matrix() {
+        let mut s = live();
+        let err = s
+            .apply(deltas(11, vec![Delta::NodeUpsert(row("c", &[Ready]))]))
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            ApplyError::RowShape {
+                got: 1,
+                want: 2,
+                ..
+            }
+        ));
+        assert!(s.row("c").is_none());
+    }
+
+    #[test]
+    fn daemonset_upsert_updates_its_column_and_only_changed_cells() {
+        let mut s = live();
+        let mut col = column("monitoring/gpu");
+        col.rollout_done = false;
+        let changes = s
+            .apply(deltas(
+                11,
+                vec![Delta::DaemonSetUpsert {
+                    column: col,
+                    states: vec![("a".into(), Ready), ("b".into(), Misscheduled)],
+                }],
+            ))
+            .unwrap();
+        assert_eq!(
+            changes,
+            vec![
+                Change::Column { index: 1 },
+                Change::Cell {
+                    node: "b".into(),
+                    column: 1,
+                    state: Misscheduled
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn new_and_removed_daemonsets_reshape_every_row() {
+        let mut s = live();
+        s.apply(deltas(
+            11,
+            vec![Delta::DaemonSetUpsert {
+                column: column("x/new"),
+                states: vec![("a".into(), Pending)],
+            }],
+        ))
+        .unwrap();
+        assert_eq!(s.row("a").unwrap().cells, vec![Ready, Ready, Pending]);
+        assert_eq!(s.row("b").unwrap().cells, vec![Ready, Excluded, Excluded]);
+        s.apply(deltas(
+            12,
+            vec![Delta::DaemonSetRemoved {
+                key: "kube-system/log".into(),
+            }],
+        ))
+        .unwrap();
+        assert_eq!(s.row("a").unwrap().cells, vec![Ready, Pending]);
+        assert_eq!(s.column_of("x/new"), Some(1));
+        assert_eq!(s.counts().iter().sum::<usize>(), 4);
+    }
+
+    #[test]
+    fn health_deltas_replace_the_resource_entry() {
+        let mut s = live();
+        let h = |err: Option<&str>| ResourceHealth {
+            resource: "pods".into(),
+            synced: err.is_none(),
+            error: err.map(str::to_string),
+            stale_since: None,
+        };
+        s.apply(deltas(
+            11,
+            vec![Delta::Health(h(Some("cannot list pods: forbidden")))],
+        ))
+        .unwrap();
+        s.apply(deltas(12, vec![Delta::Health(h(None))])).unwrap();
+        let health = &s.snapshot().unwrap().health;
+        assert_eq!(health.len(), 1);
+        assert!(health[0].synced);
+    }
+}
