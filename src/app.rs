@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    StaticSegment,
+    ParamSegment, StaticSegment,
 };
 
 /// The document around the app: SSR renders it once per request.
@@ -51,6 +51,11 @@ pub fn App() -> impl IntoView {
             <main data-hydrated=move || hydrated.get().to_string()>
                 <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href="/">"Back to the matrix"</a></p> }>
                     <Route path=StaticSegment("") view=crate::pages::matrix::MatrixPage/>
+                    <Route
+                        path=(StaticSegment("ds"), ParamSegment("namespace"), ParamSegment("name"))
+                        view=crate::pages::daemonset::DaemonSetPage
+                    />
+                    <Route path=(StaticSegment("node"), ParamSegment("name")) view=crate::pages::node::NodePage/>
                 </Routes>
             </main>
         </Router>

@@ -1,13 +1,25 @@
-//! Thin `#[server]` functions: state from context, then domain, then a DTO.
-//! CONTRACT STUB: bodies to be replaced by the live-data implementation; signatures stay.
+//! Thin `#[server]` functions: state from context, then the live store, then a DTO.
+//!
+//! Why thin: every rule lives in `domain` and every cluster read in `cluster::Live`; these
+//! only find the state leptos_axum provides (`web::AppState`) and turn lookups into errors a
+//! person can read. They compile for the browser as calls and on the server as bodies.
 
-use crate::domain::view::{CellExplanation, MatrixSnapshot};
+use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};
 use leptos::prelude::*;
 
+/// The live state from the request context (provided by `leptos_routes_with_context`).
+#[cfg(feature = "ssr")]
+fn live() -> Result<std::sync::Arc<crate::cluster::Live>, ServerFnError> {
+    use_context::<crate::web::AppState>()
+        .map(|state| state.live)
+        .ok_or_else(|| ServerFnError::new("the dashboard's cluster state is not available"))
+}
+
 /// The current coverage matrix; the page renders it on the server and hydrates from it.
+/// Its `health` says which resources are still listing, stale or denied.
 #[server]
 pub async fn get_matrix() -> Result<MatrixSnapshot, ServerFnError> {
-    Err(ServerFnError::new("not implemented yet"))
+    Ok(live()?.snapshot())
 }
 
 /// Why one cell (node × `namespace/name`) is what it is.
@@ -16,6 +28,15 @@ pub async fn explain_cell(
     node: String,
     daemonset: String,
 ) -> Result<CellExplanation, ServerFnError> {
-    let _ = (node, daemonset);
-    Err(ServerFnError::new("not implemented yet"))
+    live()?
+        .explain(&node, &daemonset)
+        .map_err(|err| ServerFnError::new(err.to_string()))
+}
+
+/// A DaemonSet's rollout page (`namespace/name`): budget, verdict and node-by-node progress.
+#[server]
+pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, ServerFnError> {
+    live()?
+        .detail(&daemonset)
+        .map_err(|err| ServerFnError::new(err.to_string()))
 }

@@ -1,26 +1,189 @@
-//! CONTRACT STUB: the axum server.
+//! The axum server: Leptos SSR pages and server functions, the live feed, probes, metrics.
+//!
+//! Layer: ssr only; may import anything. `router(state)` builds the whole application so HTTP
+//! tests run through `tower::ServiceExt::oneshot` without a socket; `serve` connects to the
+//! cluster (or starts the demo one), spawns the watchers and listens.
+
+pub mod headers;
+pub mod live;
+pub mod probes;
+
+use crate::cluster::connect::{self, Connection};
+use crate::cluster::state::ClusterState;
+use crate::cluster::{watch, ClusterError, Live};
+use axum::extract::FromRef;
+use axum::routing::get;
+use axum::Router;
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Which cluster to show.
 #[derive(Debug, Clone)]
 pub enum ClusterTarget {
+    /// A cluster from a kubeconfig (`path`, else KUBECONFIG/~/.kube/config, else in-cluster),
+    /// with an optional context.
     Kubeconfig {
+        /// `--kubeconfig` (may list several files, as KUBECONFIG does).
         path: Option<PathBuf>,
+        /// `--context`.
         context: Option<String>,
     },
+    /// The embedded simulated cluster, started in-process and reached through kube-rs like
+    /// any other cluster.
     Demo(crate::sim::ScenarioSource),
 }
 
 /// Options of `daemonscope serve`.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// Address to listen on.
     pub listen: SocketAddr,
+    /// The cluster to show.
     pub target: ClusterTarget,
+    /// Limit DaemonSets (and their pods) to these namespaces; empty: all.
     pub namespaces: Vec<String>,
 }
 
-/// Serve the dashboard until interrupted.
-pub async fn serve(_options: ServeOptions) -> Result<(), std::io::Error> {
-    todo!("contract stub")
+/// What every handler and server function gets: the Leptos options and the live state.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// Site root, package names, address: built in code, no cargo-leptos variables needed.
+    pub leptos_options: LeptosOptions,
+    /// The watched cluster.
+    pub live: Arc<Live>,
 }
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
+
+impl AppState {
+    /// The state for a server on `listen` showing `live`.
+    pub fn new(listen: SocketAddr, live: Arc<Live>) -> Self {
+        let leptos_options = LeptosOptions::builder()
+            .output_name("daemonscope")
+            .site_root("target/site")
+            .site_pkg_dir("pkg")
+            .site_addr(listen)
+            .env(leptos::config::Env::PROD)
+            .build();
+        Self {
+            leptos_options,
+            live,
+        }
+    }
+}
+
+/// The whole application as one router (testable with `oneshot`).
+pub fn router(state: AppState) -> Router {
+    let routes = generate_route_list(crate::app::App);
+    let options = state.leptos_options.clone();
+    let router = Router::new()
+        .route("/healthz", get(probes::healthz))
+        .route("/readyz", get(probes::readyz))
+        .route("/metrics", get(probes::metrics))
+        .route("/api/live", get(live::live_feed))
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            // The router state (AppState) is provided to SSR and server functions by leptos_axum.
+            || {},
+            move || crate::app::shell(options.clone()),
+        )
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            crate::app::shell,
+        ));
+    headers::secure(router).with_state(state)
+}
+
+/// Connects to the target. The demo handle (if any) must live as long as the server.
+async fn connect(target: &ClusterTarget) -> Result<(Connection, Option<()>), ClusterError> {
+    match target {
+        ClusterTarget::Kubeconfig { path, context } => Ok((
+            connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
+            None,
+        )),
+        ClusterTarget::Demo(source) => {
+            // Until the simulated cluster lands (issue 4), --demo says so instead of starting.
+            Err(ClusterError::Demo(format!(
+                "the embedded simulated cluster is not part of this build yet ({source:?})"
+            )))
+        }
+    }
+}
+
+/// Waits for Ctrl-C (or SIGTERM on unix) so the server shuts down cleanly.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %err, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down");
+}
+
+/// Starts watching a connected cluster: the live state with its watcher tasks.
+pub async fn start_watching(
+    conn: &Connection,
+    namespaces: &[String],
+) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
+    let scopes = watch::scopes(namespaces);
+    let live = Live::new(ClusterState::new(conn.cluster.clone()), &scopes);
+    let streaming = connect::supports_streaming_lists(&conn.client).await;
+    let tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
+    (live, tasks)
+}
+
+/// Serve the dashboard until interrupted.
+pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
+    let (conn, _sim) = connect(&options.target)
+        .await
+        .map_err(std::io::Error::other)?;
+    tracing::info!(cluster = %conn.cluster, "connected");
+    let (live, watchers) = start_watching(&conn, &options.namespaces).await;
+    let listener = tokio::net::TcpListener::bind(options.listen)
+        .await
+        .map_err(|err| {
+            std::io::Error::new(
+                err.kind(),
+                format!("cannot listen on {}: {err}", options.listen),
+            )
+        })?;
+    let addr = listener.local_addr()?;
+    println!("daemonscope: serving {} on http://{addr}", conn.cluster);
+    let result = axum::serve(listener, router(AppState::new(addr, live)))
+        .with_graceful_shutdown(shutdown_signal())
+        .await;
+    for task in watchers {
+        task.abort();
+    }
+
+    result
+}
+
+#[cfg(test)]
+mod tests;

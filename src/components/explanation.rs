@@ -145,9 +145,9 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
             <p class="summary">{e.summary}</p>
             <dl class="verdict-flags">
                 <dt>"shouldRun"</dt>
-                <dd data-flag="shouldRun">{e.placement.should_run.to_string()}</dd>
+                <dd data-flag="shouldRun" data-value=e.placement.should_run.to_string()>{e.placement.should_run.to_string()}</dd>
                 <dt>"shouldContinueRunning"</dt>
-                <dd data-flag="shouldContinueRunning">{e.placement.should_continue_running.to_string()}</dd>
+                <dd data-flag="shouldContinueRunning" data-value=e.placement.should_continue_running.to_string()>{e.placement.should_continue_running.to_string()}</dd>
             </dl>
             {fixes}
             <section aria-label="Reasons">

@@ -8,9 +8,14 @@
 
 mod manage;
 mod rolling;
+mod sync;
 
 pub use manage::{manage_node, NodeActions};
 pub use rolling::{rolling_update_pass, rolling_update_plan, RollingPass, RollingPlan};
+pub use sync::{
+    failed_pod_message, failed_pods_backoff_key, slow_start_batches, succeeded_pod_message,
+    unscheduled_pods_without_node, BURST_REPLICAS,
+};
 
 use super::facts::UpdateStrategy;
 use super::rollout::scale_int_or_percent;

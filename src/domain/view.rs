@@ -95,6 +95,9 @@ pub enum Delta {
     DaemonSetRemoved {
         key: String,
     },
+    /// A DaemonSet's summary (counts, budget, verdict) changed but none of its cells did:
+    /// the column without 5,000 cell states (a status update, a pod event's counts).
+    Column(DaemonSetColumn),
     Health(ResourceHealth),
 }
 
@@ -132,4 +135,31 @@ pub struct CellExplanation {
     pub pods: Vec<PodSummary>,
     /// What would change this cell, from the failing reasons (may be empty).
     pub what_would_change: Vec<String>,
+}
+
+/// One node of a DaemonSet's rollout page: where it stands and the pods behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeProgress {
+    pub node: String,
+    pub state: CellState,
+    /// §a shouldRun for this node.
+    pub should_run: bool,
+    /// This DaemonSet's pods aimed at the node, oldest first.
+    pub pods: Vec<PodSummary>,
+}
+
+/// A DaemonSet's rollout page: the column summary (counts, budget, verdict) and its progress
+/// node by node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DaemonSetDetail {
+    /// The feed version this detail was read at.
+    pub version: u64,
+    pub column: DaemonSetColumn,
+    /// Hash of the current ControllerRevision (empty when none is known).
+    pub current_revision: String,
+    pub generation: i64,
+    /// `status.observedGeneration`, None when the status block is absent.
+    pub observed_generation: Option<i64>,
+    /// Every node of the cluster, by name.
+    pub nodes: Vec<NodeProgress>,
 }

@@ -211,16 +211,22 @@ impl LiveState {
                         c
                     }
                     None => {
-                        let c = snap.daemonsets.len();
-                        self.column_index.insert(column.key.clone(), c);
-                        snap.daemonsets.push(column);
+                        // The server keeps columns in key order (rows' cells follow it).
+                        let c = snap.daemonsets.partition_point(|d| d.key < column.key);
+                        snap.daemonsets.insert(c, column);
+                        self.column_index = snap
+                            .daemonsets
+                            .iter()
+                            .enumerate()
+                            .map(|(i, d)| (d.key.clone(), i))
+                            .collect();
                         for row in &mut snap.nodes {
                             // A node the delta does not list has no pod and no verdict yet.
                             let state = states
                                 .get(&row.name)
                                 .copied()
                                 .unwrap_or(CellState::Excluded);
-                            row.cells.push(state);
+                            row.cells.insert(c.min(row.cells.len()), state);
                             self.counts[state_index(state)] += 1;
                         }
                         changes.push(Change::Structure);
@@ -260,6 +266,14 @@ impl LiveState {
                         .map(|(i, d)| (d.key.clone(), i))
                         .collect();
                     changes.push(Change::Structure);
+                }
+            }
+            Delta::Column(column) => {
+                if let Some(&c) = self.column_index.get(&column.key) {
+                    if snap.daemonsets[c] != column {
+                        snap.daemonsets[c] = column;
+                        changes.push(Change::Column { index: c });
+                    }
                 }
             }
             Delta::Health(health) => {

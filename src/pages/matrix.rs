@@ -8,15 +8,16 @@ pub mod model;
 pub mod query;
 pub mod window;
 
+use super::explainer::Explainer;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
-use crate::components::explanation::{ExplanationPanel, PanelState};
+use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
 use crate::components::node_badges::NodeBadges;
 use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
 use crate::components::state_look::{state_name, ALL_STATES};
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::{explain_cell, get_matrix};
+use crate::server_fns::get_matrix;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use model::{ColumnModel, MatrixModel, RowModel};
@@ -89,43 +90,10 @@ fn MatrixView(
     let mut all_notes = notes;
     all_notes.extend(window.notes.iter().cloned());
 
-    // Explanation panel.
-    let selected = RwSignal::new(None::<(String, String)>);
-    let panel = RwSignal::new(PanelState::Closed);
-    let seq = StoredValue::new(0u64);
-    let fetch = move |node: String, daemonset: String, show_loading: bool| {
-        let n = seq.get_value() + 1;
-        seq.set_value(n);
-        if show_loading {
-            panel.set(PanelState::Loading {
-                node: node.clone(),
-                daemonset: daemonset.clone(),
-            });
-        }
-        leptos::task::spawn_local(async move {
-            let result = explain_cell(node.clone(), daemonset.clone()).await;
-            if seq.try_get_value() != Some(n) {
-                return; // a newer click won
-            }
-            panel.set(match result {
-                Ok(e) => PanelState::Loaded(Box::new(e)),
-                Err(e) => PanelState::Failed {
-                    node,
-                    daemonset,
-                    error: e.to_string(),
-                },
-            });
-        });
-    };
-    let on_select = Callback::new(move |(node, ds): (String, String)| {
-        selected.set(Some((node.clone(), ds.clone())));
-        fetch(node, ds, true);
-    });
-    let on_close = Callback::new(move |()| {
-        seq.set_value(seq.get_value() + 1);
-        selected.set(None);
-        panel.set(PanelState::Closed);
-    });
+    let explainer = Explainer::new();
+    let selected = explainer.selected;
+    let on_select = explainer.on_select();
+    let on_close = explainer.on_close();
 
     // Live updates: project the hub's changes onto this window's signals.
     let sub_query = query.clone();
@@ -135,20 +103,7 @@ fn MatrixView(
             s.snapshot().map(|snap| cut_window(snap, &q))
         });
         // Keep an open explanation current when its cell changes.
-        if let Some((node, ds)) = selected.try_get_untracked().flatten() {
-            let touched = changes.iter().any(|c| match c {
-                crate::live_client::state::Change::Cell {
-                    node: n, column, ..
-                } => n == &node && state.column_of(&ds) == Some(*column),
-                crate::live_client::state::Change::Row { node: n } => n == &node,
-                crate::live_client::state::Change::Reset
-                | crate::live_client::state::Change::Structure => true,
-                _ => false,
-            });
-            if touched {
-                fetch(node, ds, false);
-            }
-        }
+        explainer.refresh_if_touched(state, changes);
     }));
     let hub_cleanup = hub.clone();
     on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
@@ -174,7 +129,7 @@ fn MatrixView(
             <Pager query=query model=model/>
             <RolloutTable model=model/>
         </div>
-        <ExplanationPanel state=panel on_close=on_close/>
+        <ExplanationPanel state=explainer.panel on_close=on_close/>
     }
 }
 

@@ -1,0 +1,236 @@
+//! The live state shared by the watchers (writers) and the web layer (readers).
+//!
+//! Why one lock around state and feed: a snapshot and its version must agree, and a delta must
+//! be published in the same order it was applied. The lock is a plain mutex held for the
+//! duration of one event's update (never across an await), and the metrics are updated on
+//! write so `/metrics` reads without recomputing anything.
+
+use crate::cluster::feed::{Feed, FeedItem};
+use crate::cluster::metrics::Metrics;
+use crate::cluster::projection::Projection;
+use crate::cluster::state::{ClusterState, Scope};
+use crate::cluster::ClusterError;
+use crate::domain::view::{
+    CellExplanation, DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth,
+};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::broadcast;
+
+struct Inner {
+    state: ClusterState,
+    feed: Feed,
+    /// Scope labels that completed their first list.
+    synced_once: BTreeSet<String>,
+}
+
+/// How a live client starts: the versions it missed, or a whole snapshot.
+#[derive(Debug)]
+pub enum Start {
+    /// Resume: the items after the client's `Last-Event-ID`, in order.
+    Resume(Vec<FeedItem>),
+    /// A fresh snapshot (first connection, or too far behind).
+    Snapshot(Box<MatrixSnapshot>),
+}
+
+/// The shared live state: `Arc<Live>` is handed to watchers and to the web layer.
+pub struct Live {
+    inner: Mutex<Inner>,
+    metrics: Metrics,
+    /// Scope labels that must sync before `/readyz` says ready.
+    expected: Vec<String>,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live")
+            .field("expected", &self.expected)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Unix seconds now.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl Live {
+    /// A live state for `cluster` whose readiness waits for every scope in `scopes`.
+    pub fn new(state: ClusterState, scopes: &[Scope]) -> Arc<Self> {
+        let mut state = state;
+        let metrics = Metrics::new();
+        for scope in scopes {
+            state.set_health(ResourceHealth {
+                resource: scope.label(),
+                synced: false,
+                error: None,
+                stale_since: None,
+            });
+            metrics.set_synced(&scope.label(), false);
+        }
+        Arc::new(Self {
+            inner: Mutex::new(Inner {
+                state,
+                feed: Feed::new(),
+                synced_once: BTreeSet::new(),
+            }),
+            metrics,
+            expected: scopes.iter().map(Scope::label).collect(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic elsewhere while holding the lock must not take the dashboard down with it.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The metrics registry.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// True once every watcher has completed its first list (`/readyz`).
+    pub fn is_ready(&self) -> bool {
+        let inner = self.lock();
+        self.expected.iter().all(|s| inner.synced_once.contains(s))
+    }
+
+    /// Keeps the per-DaemonSet metrics equal to the columns the deltas carry (a node change
+    /// that alters counts re-sends the affected columns as `Delta::Column`).
+    fn record_columns(&self, deltas: &[Delta]) {
+        for delta in deltas {
+            match delta {
+                Delta::Column(column) | Delta::DaemonSetUpsert { column, .. } => {
+                    self.metrics.set_column(column)
+                }
+                Delta::DaemonSetRemoved { key } => self.metrics.remove_column(key),
+                Delta::NodeUpsert(_)
+                | Delta::NodeRemoved { .. }
+                | Delta::Cell { .. }
+                | Delta::Health(_) => {}
+            }
+        }
+    }
+
+    /// An added or modified object from the watcher of `scope`.
+    pub fn apply(&self, scope: &Scope, object: Projection) -> Option<u64> {
+        self.metrics.event_seen(&scope.label(), unix_now());
+        let mut inner = self.lock();
+        let deltas = inner.state.apply(object);
+        self.record_columns(&deltas);
+        inner.feed.publish(deltas)
+    }
+
+    /// A deleted object from the watcher of `scope`.
+    pub fn delete(&self, scope: &Scope, object: &Projection) -> Option<u64> {
+        self.metrics.event_seen(&scope.label(), unix_now());
+        let mut inner = self.lock();
+        let deltas = inner.state.delete(object);
+        self.record_columns(&deltas);
+        inner.feed.publish(deltas)
+    }
+
+    /// A completed (re)list of `scope`: replaces its objects, marks it synced and healthy,
+    /// and tells every client to take a fresh snapshot.
+    pub fn replace(&self, scope: &Scope, objects: Vec<Projection>) -> u64 {
+        let label = scope.label();
+        self.metrics.event_seen(&label, unix_now());
+        self.metrics.relisted(&label);
+        self.metrics.set_synced(&label, true);
+        let mut inner = self.lock();
+        inner.state.replace(scope, objects);
+        inner.state.set_health(ResourceHealth {
+            resource: label.clone(),
+            synced: true,
+            error: None,
+            stale_since: None,
+        });
+        inner.synced_once.insert(label);
+        let columns: Vec<DaemonSetColumn> = inner.state.columns().cloned().collect();
+        for column in &columns {
+            self.metrics.set_column(column);
+        }
+        inner.feed.reset()
+    }
+
+    /// A watcher error. `lost` says the watcher lost its connection (its data is now stale);
+    /// `message` is what the page shows ("cannot list pods: forbidden for user X").
+    pub fn watch_failed(&self, scope: &Scope, message: String, lost: bool) -> Option<u64> {
+        let label = scope.label();
+        self.metrics.errored(&label);
+        self.metrics.set_synced(&label, false);
+        let mut inner = self.lock();
+        let previous = inner
+            .state
+            .health()
+            .into_iter()
+            .find(|h| h.resource == label);
+        let was_synced_once = inner.synced_once.contains(&label);
+        let stale_since = match previous.as_ref().and_then(|h| h.stale_since) {
+            Some(since) => Some(since),
+            None if lost && was_synced_once => Some(unix_now()),
+            None => None,
+        };
+        let health = ResourceHealth {
+            resource: label,
+            synced: false,
+            error: Some(message),
+            stale_since,
+        };
+        let delta = inner.state.set_health(health)?;
+        inner.feed.publish(vec![delta])
+    }
+
+    /// The whole matrix at the current version.
+    pub fn snapshot(&self) -> MatrixSnapshot {
+        let inner = self.lock();
+        inner.state.snapshot(inner.feed.version())
+    }
+
+    /// Runs `f` on the state (server functions that need more than the snapshot).
+    pub fn read<T>(&self, f: impl FnOnce(&ClusterState) -> T) -> T {
+        f(&self.lock().state)
+    }
+
+    /// The explanation of one cell.
+    pub fn explain(&self, node: &str, daemonset: &str) -> Result<CellExplanation, ClusterError> {
+        self.lock().state.explain(node, daemonset, unix_now())
+    }
+
+    /// A DaemonSet's rollout page at the current version.
+    pub fn detail(
+        &self,
+        daemonset: &str,
+    ) -> Result<crate::domain::view::DaemonSetDetail, ClusterError> {
+        let inner = self.lock();
+        inner
+            .state
+            .detail(daemonset, inner.feed.version(), unix_now())
+    }
+
+    /// Subscribes a live client: from `last_event_id` when the ring still covers it, else
+    /// with a snapshot. The receiver only yields items newer than the start.
+    pub fn subscribe(
+        &self,
+        last_event_id: Option<u64>,
+    ) -> (Start, u64, broadcast::Receiver<FeedItem>) {
+        let inner = self.lock();
+        let rx = inner.feed.subscribe();
+        let version = inner.feed.version();
+        let start = match last_event_id.and_then(|id| inner.feed.since(id)) {
+            Some(items) => Start::Resume(items),
+            None => {
+                if last_event_id.is_some() {
+                    self.metrics.resnapshotted("resume");
+                }
+                Start::Snapshot(Box::new(inner.state.snapshot(version)))
+            }
+        };
+        (start, version, rx)
+    }
+}

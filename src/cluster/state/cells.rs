@@ -1,0 +1,71 @@
+//! The bridge from the store to the domain rules: one cell, one column, one explanation.
+//!
+//! Why a separate file: it is the only place the live store calls the Kubernetes rules, so a
+//! reader can check that nothing here decides anything itself. Placement is
+//! `domain::scheduling` (compiled once per DaemonSet with `DaemonPod`), cell states, column
+//! summaries, rows and explanations are `domain::coverage`'s; this file gathers their inputs.
+
+use crate::domain::coverage::{self, CellState};
+use crate::domain::rollout::NodeSlot;
+use crate::domain::scheduling::DaemonPod;
+use crate::domain::view::{CellExplanation, DaemonSetColumn, NodeRow, PodSummary};
+use crate::domain::{DaemonSetFacts, NodeFacts, PodFacts};
+
+/// What the store keeps per cell: the state and the §a shouldRun boolean the column summary
+/// needs again (so a pod event does not recompute 5,000 placements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cell {
+    pub(crate) state: CellState,
+    pub(crate) should_run: bool,
+}
+
+/// The placement verdict and state of one node × DaemonSet cell (§a, then the coverage
+/// rules). `compiled` is the DaemonSet's template compiled once.
+pub(crate) fn cell(
+    compiled: &DaemonPod<'_>,
+    node: &NodeFacts,
+    ds: &DaemonSetFacts,
+    pods: &[&PodFacts],
+    now: i64,
+) -> Cell {
+    let (should_run, _) = compiled.verdict(node);
+    Cell {
+        state: coverage::cell_state_from(should_run, ds, pods, now),
+        should_run,
+    }
+}
+
+/// A column's summary: counts, budget and verdict, from its slots (one per node).
+pub(crate) fn column(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> DaemonSetColumn {
+    coverage::column_summary(ds, slots, now)
+}
+
+/// The explanation of one cell: placement reasons, pods, what would change it.
+pub(crate) fn explain(
+    node: &NodeFacts,
+    ds: &DaemonSetFacts,
+    pods: &[&PodFacts],
+    now: i64,
+) -> CellExplanation {
+    coverage::explain_cell(node, ds, pods, now)
+}
+
+/// A node row for the browser (identity, readiness, cordon, bounded taints and labels).
+pub(crate) fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
+    coverage::node_row(node, cells)
+}
+
+/// A pod as the rollout page shows it: never env, command lines or volumes (design).
+pub(crate) fn pod_summary(ds: &DaemonSetFacts, pod: &PodFacts, now: i64) -> PodSummary {
+    PodSummary {
+        name: pod.name.clone(),
+        phase: format!("{:?}", pod.phase),
+        ready: pod.ready,
+        updated: crate::domain::rollout::is_pod_updated(ds, pod),
+        revision_hash: pod.revision_hash.clone(),
+        restart_count: pod.restart_count,
+        waiting_reason: pod.waiting_reason.clone(),
+        terminating: pod.terminating,
+        age_seconds: (now - pod.created).max(0),
+    }
+}

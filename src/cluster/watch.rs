@@ -1,0 +1,441 @@
+//! kube-rs watchers on Nodes, DaemonSets, Pods and ControllerRevisions feeding the live state.
+//!
+//! Why this shape: each watcher turns objects into projections at the edge and hands them to
+//! `Live`, which updates only the cells they touch. A (re)list is buffered and applied at
+//! `InitDone` as one replacement, so a 410 relist never leaves stale cells behind. Any other
+//! failure marks the resource's health (what the page shows), is logged, and the watcher is
+//! rebuilt after a backoff: the rebuild relists, and that relist is what clears the banner.
+//! Only list and watch requests are sent (read-only, design).
+
+use crate::cluster::live::Live;
+use crate::cluster::projection::{revision_facts, Projection};
+use crate::cluster::state::Scope;
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::runtime::watcher::{self, watcher, Event};
+use kube::{Api, Client};
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// First retry delay after a failure; doubles up to `MAX_BACKOFF`.
+const MIN_BACKOFF: Duration = Duration::from_millis(500);
+/// Longest delay between retries.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// An object type the dashboard watches, with its projection.
+pub trait Watched:
+    kube::Resource<DynamicType = ()>
+    + Clone
+    + Debug
+    + serde::de::DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+    /// The projection of this object; `None` when it is not the dashboard's business.
+    fn project(&self) -> Option<Projection>;
+
+    /// What identifies this object for removal when `project` refuses it (a DaemonSet that
+    /// no longer converts must leave the page rather than stay shown as it was).
+    fn forget(&self) -> Option<Projection> {
+        self.project()
+    }
+}
+
+impl Watched for Node {
+    fn project(&self) -> Option<Projection> {
+        Some(Projection::Node(crate::cluster::convert::node_facts(self)))
+    }
+}
+
+impl Watched for DaemonSet {
+    fn project(&self) -> Option<Projection> {
+        match crate::cluster::convert::daemonset_facts(self) {
+            Ok(facts) => Some(Projection::DaemonSet(facts)),
+            Err(err) => {
+                // Not shown rather than shown wrong; the log names the object and the problem.
+                tracing::warn!(
+                    daemonset = %format!("{}/{}", self.metadata.namespace.as_deref().unwrap_or(""), self.metadata.name.as_deref().unwrap_or("")),
+                    error = %err,
+                    "cannot use this DaemonSet"
+                );
+                None
+            }
+        }
+    }
+
+    fn forget(&self) -> Option<Projection> {
+        self.project().or_else(|| {
+            Some(Projection::DaemonSet(crate::domain::DaemonSetFacts {
+                namespace: self.metadata.namespace.clone().unwrap_or_default(),
+                name: self.metadata.name.clone().unwrap_or_default(),
+                uid: self.metadata.uid.clone().unwrap_or_default(),
+                generation: 0,
+                template: crate::domain::TemplateFacts::default(),
+                strategy: crate::domain::UpdateStrategy::OnDelete,
+                min_ready_seconds: 0,
+                current_revision_hash: String::new(),
+                template_generation: None,
+                status: None,
+            }))
+        })
+    }
+}
+
+impl Watched for Pod {
+    fn project(&self) -> Option<Projection> {
+        // Kept even without a DaemonSet owner so that a pod which loses its owner leaves its
+        // cell; the store drops ownerless pods at once.
+        Some(Projection::Pod(crate::cluster::convert::pod_facts(self)))
+    }
+}
+
+impl Watched for ControllerRevision {
+    fn project(&self) -> Option<Projection> {
+        revision_facts(self).map(Projection::Revision)
+    }
+}
+
+/// How a watch session ended.
+enum Ended {
+    /// The server or the connection failed; rebuild after a backoff.
+    Failed,
+    /// The server rejected the streaming list (no support): fall back to paginated lists.
+    StreamingUnsupported,
+}
+
+/// Retry delays: exponential with a cap, reset once a list completes.
+#[derive(Debug)]
+struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    fn new() -> Self {
+        Self { next: MIN_BACKOFF }
+    }
+
+    fn reset(&mut self) {
+        self.next = MIN_BACKOFF;
+    }
+
+    fn step(&mut self) -> Duration {
+        let now = self.next;
+        self.next = (self.next * 2).min(MAX_BACKOFF);
+        now
+    }
+}
+
+/// What the page shows for a failed watcher, and whether its data is now stale.
+fn describe(scope: &Scope, user: &str, err: &watcher::Error) -> (String, bool) {
+    let resource = scope.resource();
+    let (verb, client_err) = match err {
+        watcher::Error::InitialListFailed(e) => ("list", Some(e)),
+        watcher::Error::WatchStartFailed(e) | watcher::Error::WatchFailed(e) => ("watch", Some(e)),
+        watcher::Error::WatchError(status) => {
+            if status.code == 403 {
+                return (
+                    format!("cannot watch {resource}: forbidden for user {user}"),
+                    false,
+                );
+            }
+            return (
+                format!(
+                    "watch of {resource} failed: {} ({})",
+                    status.message, status.code
+                ),
+                false,
+            );
+        }
+        watcher::Error::NoResourceVersion => {
+            return (
+                format!("cannot watch {resource}: the server sent no resourceVersion"),
+                false,
+            );
+        }
+    };
+    match client_err {
+        Some(kube::Error::Api(status)) if status.code == 403 => (
+            format!("cannot {verb} {resource}: forbidden for user {user}"),
+            false,
+        ),
+        Some(kube::Error::Api(status)) if status.code == 401 => (
+            format!("cannot {verb} {resource}: unauthorized (credentials rejected)"),
+            true,
+        ),
+        Some(kube::Error::Api(status)) => (
+            format!(
+                "cannot {verb} {resource}: {} ({})",
+                status.message, status.code
+            ),
+            false,
+        ),
+        Some(other) => (
+            format!("connection to the API server lost while watching {resource}: {other}"),
+            true,
+        ),
+        None => (format!("cannot {verb} {resource}"), true),
+    }
+}
+
+/// The user a 403 names: the API server's own wording (`User "x" cannot list ...`) when it
+/// gives one, else the configured user.
+fn forbidden_user(err: &watcher::Error, configured: &str) -> String {
+    let message = match err {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s)) => s.message.as_str(),
+        watcher::Error::WatchError(s) => s.message.as_str(),
+        _ => "",
+    };
+    message
+        .split_once("User \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(user, _)| user.to_string())
+        .unwrap_or_else(|| configured.to_string())
+}
+
+fn is_streaming_rejection(err: &watcher::Error) -> bool {
+    matches!(
+        err,
+        watcher::Error::WatchStartFailed(kube::Error::Api(s)) | watcher::Error::InitialListFailed(kube::Error::Api(s))
+            if s.code == 422 || s.code == 400
+    )
+}
+
+fn is_expired(err: &watcher::Error) -> bool {
+    matches!(err, watcher::Error::WatchError(s) if s.code == 410)
+}
+
+/// Runs one watch session until it fails.
+async fn session<K: Watched>(
+    api: &Api<K>,
+    scope: &Scope,
+    live: &Live,
+    user: &str,
+    streaming: bool,
+    backoff: &mut Backoff,
+) -> Ended {
+    let config = if streaming {
+        watcher::Config::default().streaming_lists()
+    } else {
+        watcher::Config::default()
+    };
+    let mut stream = watcher(api.clone(), config).boxed();
+    let mut buffer: Option<Vec<Projection>> = None;
+    let label = scope.label();
+    while let Some(event) = stream.next().await {
+        match event {
+            Ok(Event::Init) => buffer = Some(Vec::new()),
+            Ok(Event::InitApply(object)) => {
+                if let Some(projection) = object.project() {
+                    if !matches!(&projection, Projection::Pod(p) if p.owner_uid.is_none()) {
+                        buffer.get_or_insert_with(Vec::new).push(projection);
+                    }
+                }
+            }
+            Ok(Event::InitDone) => {
+                let objects = buffer.take().unwrap_or_default();
+                tracing::info!(resource = %label, objects = objects.len(), "watcher synced");
+                live.replace(scope, objects);
+                backoff.reset();
+            }
+            Ok(Event::Apply(object)) => match object.project() {
+                Some(projection) => {
+                    live.apply(scope, projection);
+                }
+                None => {
+                    if let Some(projection) = object.forget() {
+                        live.delete(scope, &projection);
+                    }
+                }
+            },
+            Ok(Event::Delete(object)) => {
+                if let Some(projection) = object.forget() {
+                    live.delete(scope, &projection);
+                }
+            }
+            Err(err) if is_expired(&err) => {
+                // kube-rs relists by itself after a 410; the relist replaces this scope.
+                tracing::info!(resource = %label, error = %err, "watch expired (410), relisting");
+            }
+            Err(err) => {
+                if streaming && is_streaming_rejection(&err) {
+                    tracing::warn!(resource = %label, error = %err, "streaming list rejected, falling back to paginated lists");
+                    return Ended::StreamingUnsupported;
+                }
+                let user = forbidden_user(&err, user);
+                let (message, lost) = describe(scope, &user, &err);
+                tracing::warn!(resource = %label, error = %err, lost, "{message}");
+                live.watch_failed(scope, message, lost);
+                return Ended::Failed;
+            }
+        }
+    }
+    tracing::warn!(resource = %label, "watch stream ended");
+    Ended::Failed
+}
+
+/// Watches one scope for ever: sessions, backoff, fallback from streaming to paginated lists.
+pub async fn run<K: Watched>(
+    api: Api<K>,
+    scope: Scope,
+    live: Arc<Live>,
+    user: String,
+    streaming: bool,
+) {
+    let mut streaming = streaming;
+    let mut backoff = Backoff::new();
+    loop {
+        match session(&api, &scope, &live, &user, streaming, &mut backoff).await {
+            Ended::StreamingUnsupported => streaming = false,
+            Ended::Failed => tokio::time::sleep(backoff.step()).await,
+        }
+    }
+}
+
+/// The scopes watched for a namespace filter (empty: cluster-wide).
+pub fn scopes(namespaces: &[String]) -> Vec<Scope> {
+    let mut scopes = vec![Scope::Nodes];
+    if namespaces.is_empty() {
+        scopes.extend([
+            Scope::DaemonSets(None),
+            Scope::Pods(None),
+            Scope::Revisions(None),
+        ]);
+    } else {
+        for ns in namespaces {
+            scopes.push(Scope::DaemonSets(Some(ns.clone())));
+            scopes.push(Scope::Pods(Some(ns.clone())));
+            scopes.push(Scope::Revisions(Some(ns.clone())));
+        }
+    }
+    scopes
+}
+
+fn api_for<K>(client: &Client, namespace: &Option<String>) -> Api<K>
+where
+    K: kube::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    }
+}
+
+/// Spawns one watcher task per scope. `user` names the configured identity for 403 messages;
+/// `streaming` starts with streaming lists (servers that reject them fall back to pages).
+pub fn spawn_all(
+    client: &Client,
+    scopes: &[Scope],
+    live: &Arc<Live>,
+    user: &str,
+    streaming: bool,
+) -> Vec<JoinHandle<()>> {
+    scopes
+        .iter()
+        .map(|scope| {
+            let live = live.clone();
+            let user = user.to_string();
+            let scope = scope.clone();
+            match &scope {
+                Scope::Nodes => tokio::spawn(run(
+                    Api::<Node>::all(client.clone()),
+                    scope,
+                    live,
+                    user,
+                    streaming,
+                )),
+                Scope::DaemonSets(ns) => tokio::spawn(run(
+                    api_for::<DaemonSet>(client, ns),
+                    scope.clone(),
+                    live,
+                    user,
+                    streaming,
+                )),
+                Scope::Pods(ns) => tokio::spawn(run(
+                    api_for::<Pod>(client, ns),
+                    scope.clone(),
+                    live,
+                    user,
+                    streaming,
+                )),
+                Scope::Revisions(ns) => tokio::spawn(run(
+                    api_for::<ControllerRevision>(client, ns),
+                    scope.clone(),
+                    live,
+                    user,
+                    streaming,
+                )),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn api_error(code: u16, message: &str) -> kube::Error {
+        let mut status = Status::failure(message, "Forbidden");
+        status.code = code;
+        kube::Error::Api(Box::new(status))
+    }
+
+    #[test]
+    fn a_forbidden_list_reads_cannot_list_pods_forbidden_for_the_user_the_server_names() {
+        let err = watcher::Error::InitialListFailed(api_error(
+            403,
+            "pods is forbidden: User \"system:serviceaccount:default:viewer\" cannot list resource \"pods\"",
+        ));
+        let user = forbidden_user(&err, "kubeconfig-user");
+        let (message, lost) = describe(&Scope::Pods(None), &user, &err);
+        assert_eq!(
+            message,
+            "cannot list pods: forbidden for user system:serviceaccount:default:viewer"
+        );
+        assert!(!lost, "a 403 is an answer, not a lost connection");
+    }
+
+    #[test]
+    fn a_forbidden_list_without_a_user_in_the_message_names_the_configured_user() {
+        let err = watcher::Error::InitialListFailed(api_error(403, "forbidden"));
+        assert_eq!(forbidden_user(&err, "alice"), "alice");
+    }
+
+    #[test]
+    fn an_expired_watch_is_a_relist_not_an_error() {
+        let mut status = Status::failure("too old resource version: 1 (5)", "Expired");
+        status.code = 410;
+        assert!(is_expired(&watcher::Error::WatchError(Box::new(status))));
+    }
+
+    #[test]
+    fn backoff_doubles_to_its_cap_and_resets_after_a_sync() {
+        let mut backoff = Backoff::new();
+        let steps: Vec<Duration> = (0..10).map(|_| backoff.step()).collect();
+        assert_eq!(steps[0], MIN_BACKOFF);
+        assert_eq!(steps[1], MIN_BACKOFF * 2);
+        assert_eq!(*steps.last().unwrap_or(&Duration::ZERO), MAX_BACKOFF);
+        backoff.reset();
+        assert_eq!(backoff.step(), MIN_BACKOFF);
+    }
+
+    #[test]
+    fn a_namespace_filter_limits_daemonsets_pods_and_revisions_but_not_nodes() {
+        let scopes = scopes(&["a".to_string()]);
+        assert_eq!(
+            scopes,
+            vec![
+                Scope::Nodes,
+                Scope::DaemonSets(Some("a".into())),
+                Scope::Pods(Some("a".into())),
+                Scope::Revisions(Some("a".into()))
+            ]
+        );
+    }
+}

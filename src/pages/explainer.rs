@@ -1,0 +1,101 @@
+//! The click-to-explain behaviour shared by every page with cells: which cell is selected,
+//! what the side panel shows, and the `explain_cell` call behind it.
+//!
+//! Why shared: the matrix, the DaemonSet page and the node page all open the same panel, and
+//! all must ignore a slow answer once a newer click has won.
+
+use crate::components::explanation::PanelState;
+use crate::live_client::state::{Change, LiveState};
+use crate::server_fns::explain_cell;
+use leptos::prelude::*;
+
+/// The selection and panel state of one page.
+#[derive(Clone, Copy)]
+pub struct Explainer {
+    /// The selected (node, daemonset), if any.
+    pub selected: RwSignal<Option<(String, String)>>,
+    /// What the panel shows.
+    pub panel: RwSignal<PanelState>,
+    seq: StoredValue<u64>,
+}
+
+impl Explainer {
+    /// A closed panel with nothing selected.
+    pub fn new() -> Self {
+        Self {
+            selected: RwSignal::new(None),
+            panel: RwSignal::new(PanelState::Closed),
+            seq: StoredValue::new(0),
+        }
+    }
+
+    /// Asks the server; `show_loading` is false for live refreshes (no flicker).
+    pub fn fetch(&self, node: String, daemonset: String, show_loading: bool) {
+        let n = self.seq.get_value() + 1;
+        self.seq.set_value(n);
+        let (seq, panel) = (self.seq, self.panel);
+        if show_loading {
+            panel.set(PanelState::Loading {
+                node: node.clone(),
+                daemonset: daemonset.clone(),
+            });
+        }
+        leptos::task::spawn_local(async move {
+            let result = explain_cell(node.clone(), daemonset.clone()).await;
+            if seq.try_get_value() != Some(n) {
+                return; // a newer click (or a close) won
+            }
+            panel.set(match result {
+                Ok(e) => PanelState::Loaded(Box::new(e)),
+                Err(e) => PanelState::Failed {
+                    node,
+                    daemonset,
+                    error: e.to_string(),
+                },
+            });
+        });
+    }
+
+    /// The callback cells call when clicked.
+    pub fn on_select(&self) -> Callback<(String, String)> {
+        let this = *self;
+        Callback::new(move |(node, ds): (String, String)| {
+            this.selected.set(Some((node.clone(), ds.clone())));
+            this.fetch(node, ds, true);
+        })
+    }
+
+    /// The panel's close button.
+    pub fn on_close(&self) -> Callback<()> {
+        let this = *self;
+        Callback::new(move |()| {
+            this.seq.set_value(this.seq.get_value() + 1);
+            this.selected.set(None);
+            this.panel.set(PanelState::Closed);
+        })
+    }
+
+    /// Re-asks the server when a live message touched the selected cell.
+    pub fn refresh_if_touched(&self, state: &LiveState, changes: &[Change]) {
+        let Some((node, ds)) = self.selected.try_get_untracked().flatten() else {
+            return;
+        };
+        let touched = changes.iter().any(|c| match c {
+            Change::Cell {
+                node: n, column, ..
+            } => n == &node && state.column_of(&ds) == Some(*column),
+            Change::Row { node: n } => n == &node,
+            Change::Reset | Change::Structure => true,
+            Change::Column { .. } | Change::Health => false,
+        });
+        if touched {
+            self.fetch(node, ds, false);
+        }
+    }
+}
+
+impl Default for Explainer {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,226 @@
+//! The node page (`/node/:name`): every DaemonSet's cell on this node, with its explanation
+//! one click away, kept live.
+
+use super::explainer::Explainer;
+use crate::components::banner::{StaleBanner, TopBar};
+use crate::components::cell::MatrixCell;
+use crate::components::explanation::ExplanationPanel;
+use crate::components::node_badges::NodeBadges;
+use crate::components::state_look::state_phrase;
+use crate::domain::coverage::CellState;
+use crate::domain::view::{MatrixSnapshot, NodeRow, ResourceHealth};
+use crate::live_client::state::Change;
+use crate::live_client::{use_live_hub, LiveHub};
+use crate::server_fns::get_matrix;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// One node's row of the matrix with the DaemonSet keys its cells belong to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeDetail {
+    /// Cluster and context (header).
+    pub cluster: String,
+    /// The node's row.
+    pub row: NodeRow,
+    /// `namespace/name` of each cell's DaemonSet, aligned with `row.cells`.
+    pub daemonsets: Vec<String>,
+    /// Resource health (banner).
+    pub health: Vec<ResourceHealth>,
+}
+
+/// Cuts one node's detail out of a snapshot; `None` if the node is not there.
+pub fn node_detail(snapshot: &MatrixSnapshot, name: &str) -> Option<NodeDetail> {
+    let row = snapshot.nodes.iter().find(|r| r.name == name)?;
+    Some(NodeDetail {
+        cluster: snapshot.cluster.clone(),
+        row: row.clone(),
+        daemonsets: snapshot.daemonsets.iter().map(|d| d.key.clone()).collect(),
+        health: snapshot.health.clone(),
+    })
+}
+
+async fn load_detail(hub: LiveHub, name: String) -> Result<Option<NodeDetail>, ServerFnError> {
+    if let Some(found) = hub
+        .with_state(|s| s.snapshot().map(|snap| node_detail(snap, &name)))
+        .flatten()
+    {
+        return Ok(found);
+    }
+    get_matrix().await.map(|m| node_detail(&m, &name))
+}
+
+/// The node page.
+#[component]
+pub fn NodePage() -> impl IntoView {
+    let hub = use_live_hub();
+    let params = use_params_map();
+    let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
+    let hub_for_load = hub.clone();
+    let detail = Resource::new(
+        move || name.get(),
+        move |n| load_detail(hub_for_load.clone(), n),
+    );
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Loading the node…"</p> }>
+            {move || {
+                let hub = hub.clone();
+                Suspend::new(async move {
+                    let n = name.get_untracked();
+                    match detail.await {
+                        Ok(Some(d)) => view! { <NodeView detail=d hub=hub/> }.into_any(),
+                        Ok(None) => {
+                            view! {
+                                <TopBar cluster="" conn=hub.conn/>
+                                <div class="content">
+                                    <p class="not-found" data-testid="node-not-found">
+                                        "No node "<code>{n}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
+                                    </p>
+                                </div>
+                            }
+                                .into_any()
+                        }
+                        Err(e) => {
+                            view! {
+                                <TopBar cluster="unknown cluster" conn=hub.conn/>
+                                <div class="banner" role="alert">"Cannot load the node: "{e.to_string()}</div>
+                            }
+                                .into_any()
+                        }
+                    }
+                })
+            }}
+        </Transition>
+    }
+}
+
+#[component]
+fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
+    let name = detail.row.name.clone();
+    let info = RwSignal::new(detail.row.clone());
+    let make = |d: &NodeDetail| {
+        d.daemonsets
+            .iter()
+            .cloned()
+            .zip(d.row.cells.iter().map(|s| RwSignal::new(*s)))
+            .collect::<Vec<(String, RwSignal<CellState>)>>()
+    };
+    let cells = RwSignal::new(make(&detail));
+    let explainer = Explainer::new();
+
+    let sub_name = name.clone();
+    let sub_id = hub.subscribe(Arc::new(move |state, changes| {
+        let Some(snap) = state.snapshot() else {
+            return;
+        };
+        let touches_me = changes.iter().any(|c| match c {
+            Change::Reset | Change::Structure => true,
+            Change::Cell { node, .. } | Change::Row { node } => node == &sub_name,
+            Change::Column { .. } | Change::Health => false,
+        });
+        if touches_me {
+            if let Some(d) = node_detail(snap, &sub_name) {
+                info.set(d.row.clone());
+                let same = cells.with_untracked(|cs| {
+                    cs.len() == d.daemonsets.len()
+                        && cs.iter().zip(&d.daemonsets).all(|(c, k)| &c.0 == k)
+                });
+                if same {
+                    cells.with_untracked(|cs| {
+                        for ((_, sig), s) in cs.iter().zip(&d.row.cells) {
+                            if sig.get_untracked() != *s {
+                                sig.set(*s);
+                            }
+                        }
+                    });
+                } else {
+                    cells.set(make(&d));
+                }
+            }
+        }
+        explainer.refresh_if_touched(state, changes);
+    }));
+    let hub_cleanup = hub.clone();
+    on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
+
+    let initial_health = detail.health.clone();
+    let health = Signal::derive({
+        let hub = hub.clone();
+        move || hub.health.get().unwrap_or_else(|| initial_health.clone())
+    });
+    let on_select = explainer.on_select();
+    let selected = explainer.selected;
+    let node_name = name.clone();
+
+    view! {
+        <TopBar cluster=detail.cluster.clone() conn=hub.conn/>
+        <StaleBanner health=health conn=hub.conn/>
+        <div class="content" data-testid="node-page" data-node=name.clone()>
+            <p class="crumbs"><a href="/">"← matrix"</a></p>
+            <div class="detail-head">
+                <div>
+                    <h1><code>{name.clone()}</code></h1>
+                    <p><NodeBadges row=info/></p>
+                </div>
+            </div>
+            <section aria-label="DaemonSets on this node">
+                <h2>"DaemonSets on this node"</h2>
+                <table class="ds-table">
+                    <thead><tr><th>"state"</th><th>"DaemonSet"</th><th>"meaning"</th></tr></thead>
+                    <tbody>
+                        <For
+                            each=move || cells.get()
+                            key=|c: &(String, RwSignal<CellState>)| c.0.clone()
+                            children=move |(key, state): (String, RwSignal<CellState>)| {
+                                let me = Some((node_name.clone(), key.clone()));
+                                view! {
+                                    <tr>
+                                        <td>
+                                            <MatrixCell
+                                                node=node_name.clone()
+                                                daemonset=key.clone()
+                                                state=state
+                                                selected=Signal::derive(move || selected.get() == me)
+                                                on_select=on_select
+                                            />
+                                        </td>
+                                        <td><a href=format!("/ds/{key}")>{key.clone()}</a></td>
+                                        <td>{move || state_phrase(state.get())}</td>
+                                    </tr>
+                                }
+                            }
+                        />
+                    </tbody>
+                </table>
+            </section>
+        </div>
+        <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_detail_is_the_row_of_that_node_with_its_column_keys() {
+        let snap = MatrixSnapshot {
+            version: 1,
+            cluster: "demo".into(),
+            daemonsets: vec![],
+            nodes: vec![NodeRow {
+                name: "n1".into(),
+                ready: None,
+                unschedulable: true,
+                taints: vec![],
+                labels: vec![],
+                cells: vec![],
+            }],
+            health: vec![],
+        };
+        let d = node_detail(&snap, "n1").unwrap();
+        assert!(d.row.unschedulable);
+        assert!(node_detail(&snap, "nope").is_none());
+    }
+}

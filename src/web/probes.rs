@@ -1,0 +1,56 @@
+//! `/healthz`, `/readyz` and `/metrics`.
+//!
+//! Why separate probes: `/healthz` says the process serves requests (restart it if not);
+//! `/readyz` says every watcher finished its first list, so the page would not show a
+//! half-listed cluster as if it were complete. `/metrics` encodes values kept current on
+//! write (cheap at 150,000 pods).
+
+use crate::web::AppState;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+/// Process liveness: always 200 while the server answers.
+pub async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// Readiness: 200 once every watcher has synced, else 503 with what is still missing.
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    if state.live.is_ready() {
+        return (StatusCode::OK, "ready\n").into_response();
+    }
+    let waiting: Vec<String> = state
+        .live
+        .read(|s| s.health())
+        .into_iter()
+        .filter(|h| !h.synced)
+        .map(|h| match h.error {
+            Some(err) => format!("{}: {err}", h.resource),
+            None => format!("{}: listing", h.resource),
+        })
+        .collect();
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("not ready\n{}\n", waiting.join("\n")),
+    )
+        .into_response()
+}
+
+/// Prometheus text exposition.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    match state.live.metrics().encode() {
+        Ok(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(err) => {
+            tracing::error!(error = %err, "cannot encode metrics");
+            (StatusCode::INTERNAL_SERVER_ERROR, "cannot encode metrics\n").into_response()
+        }
+    }
+}

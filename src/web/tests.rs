@@ -1,0 +1,359 @@
+//! HTTP tests through `router()` with `oneshot`: no socket, no cluster; the live state is
+//! seeded with facts the way the watchers would.
+
+use super::*;
+use crate::cluster::projection::{Projection, RevisionFacts};
+use crate::cluster::state::Scope;
+use crate::domain::view::{LiveMessage, MatrixSnapshot};
+use crate::domain::{DaemonSetFacts, NodeFacts, PodFacts, PodPhase, TemplateFacts, UpdateStrategy};
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use futures::StreamExt;
+use std::time::Duration;
+use tower::ServiceExt;
+
+fn node(name: &str) -> NodeFacts {
+    NodeFacts {
+        name: name.into(),
+        uid: format!("uid-{name}"),
+        ready: Some(true),
+        ..NodeFacts::default()
+    }
+}
+
+fn ds() -> DaemonSetFacts {
+    DaemonSetFacts {
+        namespace: "kube-system".into(),
+        name: "log".into(),
+        uid: "uid-log".into(),
+        generation: 1,
+        template: TemplateFacts::default(),
+        strategy: UpdateStrategy::RollingUpdate {
+            rolling_update_block: true,
+            max_unavailable: None,
+            max_surge: None,
+        },
+        min_ready_seconds: 0,
+        current_revision_hash: String::new(),
+        template_generation: None,
+        status: None,
+    }
+}
+
+fn pod(node: &str) -> PodFacts {
+    PodFacts {
+        namespace: "kube-system".into(),
+        name: format!("log-{node}"),
+        uid: format!("pod-{node}"),
+        owner_uid: Some("uid-log".into()),
+        node_name: Some(node.into()),
+        bound: true,
+        revision_hash: "h1".into(),
+        template_generation: None,
+        phase: PodPhase::Running,
+        ready: true,
+        ready_since: Some(0),
+        restart_count: 0,
+        waiting_reason: None,
+        created: 0,
+        terminating: false,
+    }
+}
+
+fn scopes() -> Vec<Scope> {
+    vec![
+        Scope::Nodes,
+        Scope::DaemonSets(None),
+        Scope::Pods(None),
+        Scope::Revisions(None),
+    ]
+}
+
+/// A live state as the watchers leave it after their first lists.
+fn synced() -> Arc<Live> {
+    let live = Live::new(ClusterState::new("test-cluster"), &scopes());
+    live.replace(
+        &Scope::Nodes,
+        vec![Projection::Node(node("a")), Projection::Node(node("b"))],
+    );
+    live.replace(&Scope::DaemonSets(None), vec![Projection::DaemonSet(ds())]);
+    live.replace(
+        &Scope::Revisions(None),
+        vec![Projection::Revision(RevisionFacts {
+            namespace: "kube-system".into(),
+            name: "log-h1".into(),
+            owner_uid: "uid-log".into(),
+            revision: 1,
+            hash: "h1".into(),
+        })],
+    );
+    live.replace(&Scope::Pods(None), vec![Projection::Pod(pod("a"))]);
+    live
+}
+
+fn app(live: Arc<Live>) -> Router {
+    router(AppState::new(
+        SocketAddr::from(([127, 0, 0, 1], 3000)),
+        live,
+    ))
+}
+
+async fn get(app: Router, uri: &str, headers: &[(&str, &str)]) -> axum::response::Response {
+    let mut request = Request::get(uri);
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let request = request.body(Body::empty()).expect("a valid request");
+    app.oneshot(request)
+        .await
+        .expect("the router is infallible")
+}
+
+async fn text(response: axum::response::Response) -> String {
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .expect("a finite body");
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Reads SSE frames until `n` events (blocks separated by a blank line) have arrived.
+async fn sse_events(response: axum::response::Response, n: usize) -> Vec<(String, LiveMessage)> {
+    let mut stream = response.into_body().into_data_stream();
+    let mut buffer = String::new();
+    let mut events = Vec::new();
+    while events.len() < n {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
+        let Ok(Some(Ok(bytes))) = chunk else {
+            panic!("the feed ended or stalled after {events:?}")
+        };
+        buffer.push_str(&String::from_utf8_lossy(&bytes));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let id = block
+                .lines()
+                .find_map(|l| l.strip_prefix("id:"))
+                .map(|s| s.trim().to_string());
+            let data: String = block
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            if let Some(id) = id {
+                let message: LiveMessage = serde_json::from_str(&data).expect("a LiveMessage");
+                events.push((id, message));
+            }
+        }
+    }
+    events
+}
+
+#[tokio::test]
+async fn healthz_answers_while_the_process_is_up() {
+    let response = get(app(synced()), "/healthz", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn readyz_is_503_until_every_watcher_has_listed_then_200() {
+    let live = Live::new(ClusterState::new("c"), &scopes());
+    live.replace(&Scope::Nodes, vec![]);
+    let response = get(app(live.clone()), "/readyz", &[]).await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body = text(response).await;
+    assert!(body.contains("pods: listing"), "{body}");
+    for scope in &scopes()[1..] {
+        live.replace(scope, vec![]);
+    }
+    assert_eq!(
+        get(app(live), "/readyz", &[]).await.status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn readyz_says_which_resource_is_forbidden() {
+    let live = Live::new(ClusterState::new("c"), &scopes());
+    live.watch_failed(
+        &Scope::Pods(None),
+        "cannot list pods: forbidden for user bob".into(),
+        false,
+    );
+    let body = text(get(app(live), "/readyz", &[]).await).await;
+    assert!(
+        body.contains("pods: cannot list pods: forbidden for user bob"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn metrics_are_prometheus_text_with_per_daemonset_counts_and_watch_state() {
+    let response = get(app(synced()), "/metrics", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = text(response).await;
+    assert!(
+        body.contains("daemonscope_daemonset_desired{daemonset=\"kube-system/log\"}"),
+        "{body}"
+    );
+    assert!(
+        body.contains("daemonscope_daemonset_missing{daemonset=\"kube-system/log\"}"),
+        "{body}"
+    );
+    assert!(
+        body.contains("daemonscope_watch_synced{resource=\"pods\"} 1"),
+        "{body}"
+    );
+    assert!(
+        body.contains("daemonscope_watch_relists_total{resource=\"nodes\"} 1"),
+        "{body}"
+    );
+    assert!(body.contains("daemonscope_live_clients 0"), "{body}");
+    assert!(body.ends_with("# EOF\n"));
+}
+
+#[tokio::test]
+async fn every_response_carries_the_security_headers() {
+    let response = get(app(synced()), "/healthz", &[]).await;
+    let csp = response
+        .headers()
+        .get(header::CONTENT_SECURITY_POLICY)
+        .and_then(|v| v.to_str().ok());
+    assert_eq!(csp, Some(headers::CSP));
+    assert_eq!(
+        response
+            .headers()
+            .get(header::X_CONTENT_TYPE_OPTIONS)
+            .and_then(|v| v.to_str().ok()),
+        Some("nosniff")
+    );
+    assert_eq!(
+        response
+            .headers()
+            .get(header::X_FRAME_OPTIONS)
+            .and_then(|v| v.to_str().ok()),
+        Some("DENY")
+    );
+}
+
+#[tokio::test]
+async fn the_live_feed_starts_with_a_snapshot_then_sends_deltas_with_increasing_ids() {
+    let live = synced();
+    let response = get(app(live.clone()), "/api/live", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok()),
+        Some("text/event-stream")
+    );
+    let version = live.snapshot().version;
+    let writer = live.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        writer.apply(&Scope::Pods(None), Projection::Pod(pod("b")));
+        writer.apply(&Scope::Nodes, Projection::Node(node("c")));
+    });
+    let events = sse_events(response, 3).await;
+    match &events[0] {
+        (id, LiveMessage::Snapshot(snapshot)) => {
+            assert_eq!(id, &version.to_string());
+            assert_eq!(snapshot.cluster, "test-cluster");
+            assert_eq!(snapshot.nodes.len(), 2);
+        }
+        other => panic!("first message must be a snapshot, got {other:?}"),
+    }
+    let ids: Vec<u64> = events
+        .iter()
+        .map(|(id, _)| id.parse().unwrap_or(0))
+        .collect();
+    assert_eq!(ids, vec![version, version + 1, version + 2]);
+    assert!(matches!(&events[1].1, LiveMessage::Deltas { version: v, .. } if *v == version + 1));
+}
+
+#[tokio::test]
+async fn a_reconnecting_browser_gets_exactly_the_deltas_it_missed() {
+    let live = synced();
+    let seen = live.snapshot().version;
+    live.apply(&Scope::Pods(None), Projection::Pod(pod("b")));
+    live.apply(&Scope::Nodes, Projection::Node(node("c")));
+    let response = get(
+        app(live.clone()),
+        "/api/live",
+        &[("last-event-id", &seen.to_string())],
+    )
+    .await;
+    let events = sse_events(response, 2).await;
+    let versions: Vec<u64> = events
+        .iter()
+        .map(|(_, m)| match m {
+            LiveMessage::Deltas { version, .. } => *version,
+            LiveMessage::Snapshot(s) => {
+                panic!("a resume must not resend the snapshot (v{})", s.version)
+            }
+        })
+        .collect();
+    assert_eq!(versions, vec![seen + 1, seen + 2]);
+}
+
+#[tokio::test]
+async fn a_browser_too_far_behind_gets_a_fresh_snapshot() {
+    let live = synced();
+    // The watchers' relists are resets: nothing before them can be resumed.
+    let response = get(app(live.clone()), "/api/live?since=1", &[]).await;
+    let events = sse_events(response, 1).await;
+    let LiveMessage::Snapshot(snapshot) = &events[0].1 else {
+        panic!("expected a snapshot")
+    };
+    assert_eq!(snapshot.version, live.snapshot().version);
+}
+
+#[tokio::test]
+async fn query_string_garbage_gets_a_clear_400() {
+    for uri in [
+        "/api/live?since=abc",
+        "/api/live?since=-1",
+        "/api/live?bogus=1",
+        "/api/live?since=%ZZ",
+    ] {
+        let response = get(app(synced()), uri, &[]).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
+        assert!(text(response).await.contains("since=<version>"), "{uri}");
+    }
+    let response = get(
+        app(synced()),
+        "/api/live",
+        &[("last-event-id", "yesterday")],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert!(text(response).await.contains("Last-Event-ID"));
+}
+
+#[tokio::test]
+async fn get_matrix_is_served_from_the_live_state() {
+    use leptos::server_fn::ServerFn;
+    let path = <crate::server_fns::GetMatrix as ServerFn>::PATH;
+    let request = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::empty())
+        .expect("a valid request");
+    let response = app(synced()).oneshot(request).await.expect("infallible");
+    assert_eq!(response.status(), StatusCode::OK);
+    let snapshot: MatrixSnapshot =
+        serde_json::from_str(&text(response).await).expect("a MatrixSnapshot");
+    assert_eq!(snapshot.cluster, "test-cluster");
+    assert_eq!(snapshot.daemonsets.len(), 1);
+}
+
+#[tokio::test]
+async fn explain_cell_of_an_unknown_node_is_an_error_naming_it() {
+    use leptos::server_fn::ServerFn;
+    let path = <crate::server_fns::ExplainCell as ServerFn>::PATH;
+    let request = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from("node=ghost&daemonset=kube-system%2Flog"))
+        .expect("a valid request");
+    let response = app(synced()).oneshot(request).await.expect("infallible");
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(text(response).await.contains("ghost"));
+}
