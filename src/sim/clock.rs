@@ -26,8 +26,16 @@ impl SimClock {
 
     /// A clock whose simulated time starts at `sim_start` (tests pin it).
     pub fn starting_at(sim_start: Timestamp, speed: f64) -> SimClock {
-        let speed = if speed.is_finite() && speed > 0.0 { speed } else { 1.0 };
-        SimClock { real_start: Instant::now(), sim_start, speed }
+        let speed = if speed.is_finite() && speed > 0.0 {
+            speed
+        } else {
+            1.0
+        };
+        SimClock {
+            real_start: Instant::now(),
+            sim_start,
+            speed,
+        }
     }
 
     /// Simulated seconds per real second.
@@ -43,7 +51,9 @@ impl SimClock {
     /// The simulated wall-clock time.
     pub fn now(&self) -> Timestamp {
         let elapsed = SignedDuration::try_from(self.elapsed()).unwrap_or(SignedDuration::MAX);
-        self.sim_start.saturating_add(elapsed).unwrap_or(self.sim_start)
+        self.sim_start
+            .saturating_add(elapsed)
+            .unwrap_or(self.sim_start)
     }
 
     /// The simulated time in unix seconds (what the domain rules take as `now`).
@@ -83,8 +93,14 @@ mod tests {
         let clock = SimClock::starting_at(start, 1000.0);
         std::thread::sleep(Duration::from_millis(20));
         let ahead = clock.now().as_second() - start.as_second();
-        assert!(ahead >= 20, "20 ms at speed 1000 is at least 20 simulated seconds, got {ahead}");
-        assert_eq!(clock.real(Duration::from_secs(10)), Duration::from_millis(10));
+        assert!(
+            ahead >= 20,
+            "20 ms at speed 1000 is at least 20 simulated seconds, got {ahead}"
+        );
+        assert_eq!(
+            clock.real(Duration::from_secs(10)),
+            Duration::from_millis(10)
+        );
     }
 
     #[test]

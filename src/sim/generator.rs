@@ -72,7 +72,10 @@ const KEYS: &str = "nodes, daemonsets, seed, pools, rollouts, zones, failing, up
 impl GenerateSpec {
     /// Parses `key=value,key=value`; every key is optional, unknown keys are an error.
     pub fn parse(text: &str) -> Result<GenerateSpec, GenerateError> {
-        let fail = |message: String| GenerateError { spec: text.to_string(), message };
+        let fail = |message: String| GenerateError {
+            spec: text.to_string(),
+            message,
+        };
         let mut spec = GenerateSpec::default();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part
@@ -89,11 +92,13 @@ impl GenerateSpec {
                 Ok(n)
             };
             let share = || -> Result<f64, GenerateError> {
-                let n: f64 = value
-                    .parse()
-                    .map_err(|_| fail(format!("{key}={value:?}: expected a share between 0 and 1")))?;
+                let n: f64 = value.parse().map_err(|_| {
+                    fail(format!("{key}={value:?}: expected a share between 0 and 1"))
+                })?;
                 if !(0.0..=1.0).contains(&n) {
-                    return Err(fail(format!("{key}={value}: expected a share between 0 and 1")));
+                    return Err(fail(format!(
+                        "{key}={value}: expected a share between 0 and 1"
+                    )));
                 }
                 Ok(n)
             };
@@ -148,15 +153,24 @@ pub fn generate(spec: &GenerateSpec, label: &str) -> Scenario {
     for i in 0..spec.daemonsets {
         let entry = &catalogue[i % catalogue.len()];
         let round = i / catalogue.len();
-        let name = if round == 0 { entry.name.to_string() } else { format!("{}-{}", entry.name, round + 1) };
+        let name = if round == 0 {
+            entry.name.to_string()
+        } else {
+            format!("{}-{}", entry.name, round + 1)
+        };
         namespaces.insert(entry.namespace.to_string());
         let strategy = catalog::strategy(&mut rng);
-        scenario.daemonsets.push(catalog::daemonset(entry, &name, strategy, &zones, &mut rng));
+        scenario
+            .daemonsets
+            .push(catalog::daemonset(entry, &name, strategy, &zones, &mut rng));
     }
     scenario.namespaces = namespaces
         .into_iter()
         .map(|ns| Namespace {
-            metadata: ObjectMeta { name: Some(ns), ..Default::default() },
+            metadata: ObjectMeta {
+                name: Some(ns),
+                ..Default::default()
+            },
             ..Default::default()
         })
         .collect();
@@ -166,13 +180,19 @@ pub fn generate(spec: &GenerateSpec, label: &str) -> Scenario {
     order.shuffle(&mut rng);
     for (k, &i) in order.iter().take(updates).enumerate() {
         let ds = &scenario.daemonsets[i];
-        let Some((container, image)) = first_container(ds) else { continue };
+        let Some((container, image)) = first_container(ds) else {
+            continue;
+        };
         let new_image = catalog::next_version(&image);
         let fails = (k as f64) < spec.failing * updates as f64;
         if fails {
             scenario.settings.failing_images.push(FailingImage {
                 image: new_image.clone(),
-                mode: if k % 2 == 0 { FailureMode::CrashLoopBackOff } else { FailureMode::NeverReady },
+                mode: if k % 2 == 0 {
+                    FailureMode::CrashLoopBackOff
+                } else {
+                    FailureMode::NeverReady
+                },
                 message: None,
             });
         }
@@ -209,9 +229,24 @@ fn nodes(spec: &GenerateSpec, zones: &[String], rng: &mut ChaCha8Rng) -> Vec<Nod
     for i in 0..control_plane {
         let zone = &zones[i % zones.len()];
         let mut labels = base_labels(&format!("cp-{}", i + 1), zone, "m6i.2xlarge");
-        labels.insert("node-role.kubernetes.io/control-plane".into(), String::new());
-        let taints = vec![taint("node-role.kubernetes.io/control-plane", None, "NoSchedule")];
-        out.push(node(format!("cp-{}", i + 1), labels, taints, false, true, "8", "32Gi"));
+        labels.insert(
+            "node-role.kubernetes.io/control-plane".into(),
+            String::new(),
+        );
+        let taints = vec![taint(
+            "node-role.kubernetes.io/control-plane",
+            None,
+            "NoSchedule",
+        )];
+        out.push(node(
+            format!("cp-{}", i + 1),
+            labels,
+            taints,
+            false,
+            true,
+            "8",
+            "32Gi",
+        ));
     }
     // Pools get whole shares of the workers in order; the first pool takes the remainder.
     let mut counts: Vec<usize> = pools
@@ -239,13 +274,25 @@ fn nodes(spec: &GenerateSpec, zones: &[String], rng: &mut ChaCha8Rng) -> Vec<Nod
             let cordoned = roll < 0.005;
             let not_ready = (0.005..0.01).contains(&roll);
             if cordoned {
-                taints.push(taint("node.kubernetes.io/unschedulable", None, "NoSchedule"));
+                taints.push(taint(
+                    "node.kubernetes.io/unschedulable",
+                    None,
+                    "NoSchedule",
+                ));
             }
             if not_ready {
                 taints.push(taint("node.kubernetes.io/not-ready", None, "NoSchedule"));
                 taints.push(taint("node.kubernetes.io/not-ready", None, "NoExecute"));
             }
-            out.push(node(name, labels, taints, cordoned, !not_ready, pool.cpu, pool.memory));
+            out.push(node(
+                name,
+                labels,
+                taints,
+                cordoned,
+                !not_ready,
+                pool.cpu,
+                pool.memory,
+            ));
         }
     }
     out
@@ -257,9 +304,15 @@ fn base_labels(name: &str, zone: &str, instance_type: &str) -> BTreeMap<String, 
         ("kubernetes.io/hostname".to_string(), name.to_string()),
         ("kubernetes.io/os".to_string(), "linux".to_string()),
         ("kubernetes.io/arch".to_string(), "amd64".to_string()),
-        ("topology.kubernetes.io/region".to_string(), region.to_string()),
+        (
+            "topology.kubernetes.io/region".to_string(),
+            region.to_string(),
+        ),
         ("topology.kubernetes.io/zone".to_string(), zone.to_string()),
-        ("node.kubernetes.io/instance-type".to_string(), instance_type.to_string()),
+        (
+            "node.kubernetes.io/instance-type".to_string(),
+            instance_type.to_string(),
+        ),
     ])
 }
 
@@ -287,7 +340,11 @@ fn node(
         ("pods".to_string(), Quantity("110".to_string())),
     ]);
     Node {
-        metadata: ObjectMeta { name: Some(name), labels: Some(labels), ..Default::default() },
+        metadata: ObjectMeta {
+            name: Some(name),
+            labels: Some(labels),
+            ..Default::default()
+        },
         spec: Some(NodeSpec {
             taints: (!taints.is_empty()).then_some(taints),
             unschedulable: unschedulable.then_some(true),

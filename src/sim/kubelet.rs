@@ -11,7 +11,9 @@
 mod node;
 mod pod;
 
-pub use node::{is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError, NOT_READY_TAINT};
+pub use node::{
+    is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError, NOT_READY_TAINT,
+};
 pub use pod::{next_step, target_node, NodeState, Step};
 
 use super::clock::SimClock;
@@ -120,7 +122,9 @@ impl Kubelet {
     }
 
     fn remember_node(&mut self, node: &Node) {
-        let Some(name) = node.metadata.name.clone() else { return };
+        let Some(name) = node.metadata.name.clone() else {
+            return;
+        };
         let ip = node
             .status
             .as_ref()
@@ -143,14 +147,19 @@ impl Kubelet {
     fn on_event(&mut self, event: &StoreEvent) {
         match event.kind {
             Kind::Pod => {
-                let key = (event.namespace.clone().unwrap_or_default(), event.name.clone());
+                let key = (
+                    event.namespace.clone().unwrap_or_default(),
+                    event.name.clone(),
+                );
                 if event.event_type == EventType::Deleted {
                     self.forget_pod(&key);
                     return;
                 }
                 match serde_json::from_value::<Pod>((*event.object).clone()) {
                     Ok(pod) => self.on_pod(&pod),
-                    Err(e) => tracing::warn!(pod = %event.name, error = %e, "kubelet stand-in cannot read pod"),
+                    Err(e) => {
+                        tracing::warn!(pod = %event.name, error = %e, "kubelet stand-in cannot read pod")
+                    }
                 }
             }
             Kind::Node => {
@@ -159,7 +168,9 @@ impl Kubelet {
                     self.collect_node_pods(&event.name);
                     return;
                 }
-                let Ok(node) = serde_json::from_value::<Node>((*event.object).clone()) else { return };
+                let Ok(node) = serde_json::from_value::<Node>((*event.object).clone()) else {
+                    return;
+                };
                 let was = self.nodes.get(&event.name).copied();
                 self.remember_node(&node);
                 let now = self.nodes.get(&event.name).copied();
@@ -183,7 +194,10 @@ impl Kubelet {
             }
         }
         if let Some(t) = &target {
-            self.pods_by_node.entry(t.clone()).or_default().insert(key.clone());
+            self.pods_by_node
+                .entry(t.clone())
+                .or_default()
+                .insert(key.clone());
             self.pod_node.insert(key.clone(), t.clone());
         }
         let state = self.node_state(target.as_deref());
@@ -223,7 +237,9 @@ impl Kubelet {
                 break;
             }
             let seq = *seq;
-            let Some(Reverse((_, _, key))) = self.queue.pop() else { break };
+            let Some(Reverse((_, _, key))) = self.queue.pop() else {
+                break;
+            };
             match self.pending.get(&key) {
                 Some((step, s)) if *s == seq => {
                     let step = *step;
@@ -236,7 +252,9 @@ impl Kubelet {
     }
 
     fn perform(&mut self, key: &PodKey, step: Step) {
-        let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else { return };
+        let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else {
+            return;
+        };
         let target = target_node(&pod);
         let state = self.node_state(target.as_deref());
         // The pod may have changed since the step was queued: act on what it is now.
@@ -261,7 +279,11 @@ impl Kubelet {
                 })
             }
             Step::Start | Step::BecomeReady | Step::Restart => {
-                let host_network = pod.spec.as_ref().and_then(|s| s.host_network).unwrap_or(false);
+                let host_network = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.host_network)
+                    .unwrap_or(false);
                 let ip = match (&target, host_network) {
                     (Some(n), true) => self.node_ips.get(n).cloned().unwrap_or_default(),
                     _ => synthetic_ip("10.244", &format!("{}/{}", key.0, key.1)),
@@ -280,10 +302,16 @@ impl Kubelet {
     }
 
     fn node_readiness_changed(&mut self, node: &str, ready: bool) {
-        let keys: Vec<PodKey> = self.pods_by_node.get(node).map(|s| s.iter().cloned().collect()).unwrap_or_default();
+        let keys: Vec<PodKey> = self
+            .pods_by_node
+            .get(node)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
         let now = self.clock.now();
         for key in keys {
-            let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else { continue };
+            let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else {
+                continue;
+            };
             if !ready {
                 // The node lifecycle controller marks the pods of a NotReady node not ready.
                 if let Some(status) = pod::node_not_ready_status(&pod, now) {
@@ -302,7 +330,11 @@ impl Kubelet {
 
     /// Pod GC: the pods of a node that no longer exists are removed at once.
     fn collect_node_pods(&mut self, node: &str) {
-        let keys: Vec<PodKey> = self.pods_by_node.remove(node).map(|s| s.into_iter().collect()).unwrap_or_default();
+        let keys: Vec<PodKey> = self
+            .pods_by_node
+            .remove(node)
+            .map(|s| s.into_iter().collect())
+            .unwrap_or_default();
         for key in keys {
             self.pending.remove(&key);
             self.pod_node.remove(&key);
@@ -327,11 +359,16 @@ impl Kubelet {
 }
 
 fn key_of(pod: &Pod) -> Option<PodKey> {
-    Some((pod.metadata.namespace.clone().unwrap_or_default(), pod.metadata.name.clone()?))
+    Some((
+        pod.metadata.namespace.clone().unwrap_or_default(),
+        pod.metadata.name.clone()?,
+    ))
 }
 
 /// A stable address in `prefix.x.y` derived from a name.
 fn synthetic_ip(prefix: &str, name: &str) -> String {
-    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
     format!("{prefix}.{}.{}", (h >> 8) % 256, h % 254 + 1)
 }

@@ -11,9 +11,10 @@ mod apply;
 mod parse;
 pub mod settings;
 
-pub use apply::{apply, ApplyError};
+pub use apply::{apply, revision_template, ApplyError};
 pub use settings::{
-    BlockedCreation, ControllerSettings, FailingImage, FailureMode, KubeletSettings, SimulationSettings,
+    BlockedCreation, ControllerSettings, FailingImage, FailureMode, KubeletSettings,
+    SimulationSettings,
 };
 
 use super::ScenarioSource;
@@ -63,7 +64,10 @@ pub enum ScenarioError {
         source: std::io::Error,
     },
     #[error("scenario {source_name} is not valid YAML: {message}")]
-    Yaml { source_name: String, message: String },
+    Yaml {
+        source_name: String,
+        message: String,
+    },
     #[error("scenario {source_name}, document {document}{}, {what}{}: {message}",
         item.map(|i| format!(" item {i}")).unwrap_or_default(),
         field.as_ref().map(|f| format!(", field {f}")).unwrap_or_default())]

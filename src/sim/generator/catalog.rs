@@ -102,28 +102,169 @@ pub struct Entry {
 }
 
 const ALL: &[Tol] = &[("", "Exists", "", "")];
-const CP: Tol = ("node-role.kubernetes.io/control-plane", "Exists", "", "NoSchedule");
+const CP: Tol = (
+    "node-role.kubernetes.io/control-plane",
+    "Exists",
+    "",
+    "NoSchedule",
+);
 /// Placeholder in `Entry::affinity` values for the first zone of the generated cluster.
 pub const ZONE: &str = "$zone";
 
 /// The catalogue, cycled (with `-2`, `-3` suffixes) when more DaemonSets are asked for.
 pub fn daemonsets() -> Vec<Entry> {
     vec![
-        Entry { name: "kube-proxy", namespace: "kube-system", image: "registry.k8s.io/kube-proxy:v1.37.0", tolerations: ALL, node_selector: &[("kubernetes.io/os", "linux")], affinity: &[], host_network: true },
-        Entry { name: "calico-node", namespace: "calico-system", image: "docker.io/calico/node:v3.29.1", tolerations: &[("", "Exists", "", "NoSchedule"), ("", "Exists", "", "NoExecute"), ("CriticalAddonsOnly", "Exists", "", "")], node_selector: &[("kubernetes.io/os", "linux")], affinity: &[], host_network: true },
-        Entry { name: "log-collector", namespace: "logging", image: "cr.fluentbit.io/fluent/fluent-bit:3.2.4", tolerations: &[], node_selector: &[], affinity: &[], host_network: false },
-        Entry { name: "node-exporter", namespace: "monitoring", image: "quay.io/prometheus/node-exporter:v1.8.2", tolerations: ALL, node_selector: &[], affinity: &[], host_network: true },
-        Entry { name: "speaker", namespace: "metallb-system", image: "quay.io/metallb/speaker:v0.14.9", tolerations: &[CP, ("node-role.kubernetes.io/master", "Exists", "", "NoSchedule")], node_selector: &[("kubernetes.io/os", "linux")], affinity: &[], host_network: true },
-        Entry { name: "ebs-csi-node", namespace: "kube-system", image: "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver:v1.37.0", tolerations: &[("CriticalAddonsOnly", "Exists", "", ""), ("", "Exists", "", "NoExecute")], node_selector: &[("kubernetes.io/os", "linux")], affinity: &[], host_network: false },
-        Entry { name: "gpu-monitor", namespace: "monitoring", image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.9-3.6.1-ubuntu22.04", tolerations: &[("nvidia.com/gpu", "Exists", "", "NoSchedule")], node_selector: &[("workload-type", "gpu")], affinity: &[], host_network: false },
-        Entry { name: "nvidia-device-plugin", namespace: "kube-system", image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", tolerations: &[("nvidia.com/gpu", "Exists", "", "NoSchedule")], node_selector: &[], affinity: &[("nvidia.com/gpu.present", "In", &["true"])], host_network: false },
-        Entry { name: "falco", namespace: "security", image: "docker.io/falcosecurity/falco:0.39.2", tolerations: &[("dedicated", "Equal", "infra", "NoSchedule"), CP], node_selector: &[], affinity: &[], host_network: false },
-        Entry { name: "engine-image", namespace: "longhorn-system", image: "longhornio/longhorn-engine:v1.8.1", tolerations: &[], node_selector: &[], affinity: &[("kubernetes.io/os", "In", &["linux"]), ("workload-type", "NotIn", &["gpu", "batch"])], host_network: false },
-        Entry { name: "datadog-agent", namespace: "datadog", image: "gcr.io/datadoghq/agent:7.60.0", tolerations: &[("spot", "Equal", "true", "PreferNoSchedule")], node_selector: &[], affinity: &[], host_network: false },
-        Entry { name: "zone-cache", namespace: "kube-system", image: "registry.k8s.io/dns/k8s-dns-node-cache:1.24.0", tolerations: &[], node_selector: &[], affinity: &[("topology.kubernetes.io/zone", "In", &[ZONE])], host_network: true },
-        Entry { name: "infra-agent", namespace: "infra", image: "docker.io/example/infra-agent:2.4.1", tolerations: &[("dedicated", "Equal", "infra", "NoSchedule")], node_selector: &[("dedicated", "infra")], affinity: &[], host_network: false },
-        Entry { name: "batch-cleaner", namespace: "batch-system", image: "docker.io/example/batch-cleaner:0.9.3", tolerations: &[("workload-type", "Equal", "batch", "NoExecute")], node_selector: &[("workload-type", "batch")], affinity: &[], host_network: false },
-        Entry { name: "node-problem-detector", namespace: "kube-system", image: "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20", tolerations: &[("", "Exists", "", "NoExecute"), ("CriticalAddonsOnly", "Exists", "", "")], node_selector: &[], affinity: &[("workload-type", "DoesNotExist", &[])], host_network: false },
+        Entry {
+            name: "kube-proxy",
+            namespace: "kube-system",
+            image: "registry.k8s.io/kube-proxy:v1.37.0",
+            tolerations: ALL,
+            node_selector: &[("kubernetes.io/os", "linux")],
+            affinity: &[],
+            host_network: true,
+        },
+        Entry {
+            name: "calico-node",
+            namespace: "calico-system",
+            image: "docker.io/calico/node:v3.29.1",
+            tolerations: &[
+                ("", "Exists", "", "NoSchedule"),
+                ("", "Exists", "", "NoExecute"),
+                ("CriticalAddonsOnly", "Exists", "", ""),
+            ],
+            node_selector: &[("kubernetes.io/os", "linux")],
+            affinity: &[],
+            host_network: true,
+        },
+        Entry {
+            name: "log-collector",
+            namespace: "logging",
+            image: "cr.fluentbit.io/fluent/fluent-bit:3.2.4",
+            tolerations: &[],
+            node_selector: &[],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "node-exporter",
+            namespace: "monitoring",
+            image: "quay.io/prometheus/node-exporter:v1.8.2",
+            tolerations: ALL,
+            node_selector: &[],
+            affinity: &[],
+            host_network: true,
+        },
+        Entry {
+            name: "speaker",
+            namespace: "metallb-system",
+            image: "quay.io/metallb/speaker:v0.14.9",
+            tolerations: &[
+                CP,
+                ("node-role.kubernetes.io/master", "Exists", "", "NoSchedule"),
+            ],
+            node_selector: &[("kubernetes.io/os", "linux")],
+            affinity: &[],
+            host_network: true,
+        },
+        Entry {
+            name: "ebs-csi-node",
+            namespace: "kube-system",
+            image: "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver:v1.37.0",
+            tolerations: &[
+                ("CriticalAddonsOnly", "Exists", "", ""),
+                ("", "Exists", "", "NoExecute"),
+            ],
+            node_selector: &[("kubernetes.io/os", "linux")],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "gpu-monitor",
+            namespace: "monitoring",
+            image: "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.9-3.6.1-ubuntu22.04",
+            tolerations: &[("nvidia.com/gpu", "Exists", "", "NoSchedule")],
+            node_selector: &[("workload-type", "gpu")],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "nvidia-device-plugin",
+            namespace: "kube-system",
+            image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
+            tolerations: &[("nvidia.com/gpu", "Exists", "", "NoSchedule")],
+            node_selector: &[],
+            affinity: &[("nvidia.com/gpu.present", "In", &["true"])],
+            host_network: false,
+        },
+        Entry {
+            name: "falco",
+            namespace: "security",
+            image: "docker.io/falcosecurity/falco:0.39.2",
+            tolerations: &[("dedicated", "Equal", "infra", "NoSchedule"), CP],
+            node_selector: &[],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "engine-image",
+            namespace: "longhorn-system",
+            image: "longhornio/longhorn-engine:v1.8.1",
+            tolerations: &[],
+            node_selector: &[],
+            affinity: &[
+                ("kubernetes.io/os", "In", &["linux"]),
+                ("workload-type", "NotIn", &["gpu", "batch"]),
+            ],
+            host_network: false,
+        },
+        Entry {
+            name: "datadog-agent",
+            namespace: "datadog",
+            image: "gcr.io/datadoghq/agent:7.60.0",
+            tolerations: &[("spot", "Equal", "true", "PreferNoSchedule")],
+            node_selector: &[],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "zone-cache",
+            namespace: "kube-system",
+            image: "registry.k8s.io/dns/k8s-dns-node-cache:1.24.0",
+            tolerations: &[],
+            node_selector: &[],
+            affinity: &[("topology.kubernetes.io/zone", "In", &[ZONE])],
+            host_network: true,
+        },
+        Entry {
+            name: "infra-agent",
+            namespace: "infra",
+            image: "docker.io/example/infra-agent:2.4.1",
+            tolerations: &[("dedicated", "Equal", "infra", "NoSchedule")],
+            node_selector: &[("dedicated", "infra")],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "batch-cleaner",
+            namespace: "batch-system",
+            image: "docker.io/example/batch-cleaner:0.9.3",
+            tolerations: &[("workload-type", "Equal", "batch", "NoExecute")],
+            node_selector: &[("workload-type", "batch")],
+            affinity: &[],
+            host_network: false,
+        },
+        Entry {
+            name: "node-problem-detector",
+            namespace: "kube-system",
+            image: "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20",
+            tolerations: &[
+                ("", "Exists", "", "NoExecute"),
+                ("CriticalAddonsOnly", "Exists", "", ""),
+            ],
+            node_selector: &[],
+            affinity: &[("workload-type", "DoesNotExist", &[])],
+            host_network: false,
+        },
     ]
 }
 
@@ -141,7 +282,10 @@ pub fn strategy(rng: &mut ChaCha8Rng) -> DaemonSetUpdateStrategy {
         6 => rolling(IntOrString::String("10%".into()), IntOrString::Int(0)),
         7 => rolling(IntOrString::Int(0), IntOrString::Int(1)),
         8 => rolling(IntOrString::Int(0), IntOrString::String("5%".into())),
-        _ => DaemonSetUpdateStrategy { type_: Some("OnDelete".into()), rolling_update: None },
+        _ => DaemonSetUpdateStrategy {
+            type_: Some("OnDelete".into()),
+            rolling_update: None,
+        },
     }
 }
 
@@ -185,7 +329,13 @@ pub fn daemonset(
                                 values: (!values.is_empty()).then(|| {
                                     values
                                         .iter()
-                                        .map(|v| if *v == ZONE { zones[0].clone() } else { v.to_string() })
+                                        .map(|v| {
+                                            if *v == ZONE {
+                                                zones[0].clone()
+                                            } else {
+                                                v.to_string()
+                                            }
+                                        })
                                         .collect()
                                 }),
                             })
@@ -199,8 +349,14 @@ pub fn daemonset(
         ..Default::default()
     });
     let requests = BTreeMap::from([
-        ("cpu".to_string(), Quantity(format!("{}m", 10 * rng.random_range(1..=10)))),
-        ("memory".to_string(), Quantity(format!("{}Mi", 32 * rng.random_range(1..=8)))),
+        (
+            "cpu".to_string(),
+            Quantity(format!("{}m", 10 * rng.random_range(1..=10))),
+        ),
+        (
+            "memory".to_string(),
+            Quantity(format!("{}Mi", 32 * rng.random_range(1..=8))),
+        ),
     ]);
     DaemonSet {
         metadata: ObjectMeta {
@@ -210,14 +366,23 @@ pub fn daemonset(
             ..Default::default()
         },
         spec: DaemonSetSpec {
-            selector: LabelSelector { match_labels: Some(labels.clone()), match_expressions: None },
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                match_expressions: None,
+            },
             template: PodTemplateSpec {
-                metadata: Some(ObjectMeta { labels: Some(labels), ..Default::default() }),
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..Default::default()
+                }),
                 spec: Some(PodSpec {
                     containers: vec![Container {
                         name: entry.name.to_string(),
                         image: Some(entry.image.to_string()),
-                        resources: Some(ResourceRequirements { requests: Some(requests), ..Default::default() }),
+                        resources: Some(ResourceRequirements {
+                            requests: Some(requests),
+                            ..Default::default()
+                        }),
                         ..Default::default()
                     }],
                     host_network: entry.host_network.then_some(true),

@@ -2,7 +2,10 @@ use super::catalog::next_version;
 use super::*;
 
 fn node_names(s: &Scenario) -> Vec<String> {
-    s.nodes.iter().filter_map(|n| n.metadata.name.clone()).collect()
+    s.nodes
+        .iter()
+        .filter_map(|n| n.metadata.name.clone())
+        .collect()
 }
 
 #[test]
@@ -10,7 +13,9 @@ fn the_same_spec_gives_the_same_cluster_and_another_seed_a_different_one() {
     let a = generate_from_str("nodes=300,daemonsets=12,seed=7").expect("valid");
     let b = generate_from_str("nodes=300,daemonsets=12,seed=7").expect("valid");
     let c = generate_from_str("nodes=300,daemonsets=12,seed=8").expect("valid");
-    let json = |s: &Scenario| serde_json::to_string(&(&s.nodes, &s.daemonsets, &s.settings)).expect("serializes");
+    let json = |s: &Scenario| {
+        serde_json::to_string(&(&s.nodes, &s.daemonsets, &s.settings)).expect("serializes")
+    };
     assert_eq!(json(&a), json(&b));
     assert_ne!(json(&a), json(&c));
 }
@@ -40,21 +45,47 @@ fn nodes_carry_zones_pools_and_the_control_plane_taint() {
     let zones: std::collections::BTreeSet<_> = s
         .nodes
         .iter()
-        .filter_map(|n| n.metadata.labels.as_ref()?.get("topology.kubernetes.io/zone").cloned())
+        .filter_map(|n| {
+            n.metadata
+                .labels
+                .as_ref()?
+                .get("topology.kubernetes.io/zone")
+                .cloned()
+        })
         .collect();
     assert_eq!(zones.len(), 2);
-    let cp = s.nodes.iter().filter(|n| n.metadata.name.as_deref().is_some_and(|x| x.starts_with("cp-")));
+    let cp = s.nodes.iter().filter(|n| {
+        n.metadata
+            .name
+            .as_deref()
+            .is_some_and(|x| x.starts_with("cp-"))
+    });
     for n in cp {
-        let taints = n.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
-        assert!(taints.iter().any(|t| t.key == "node-role.kubernetes.io/control-plane" && t.effect == "NoSchedule"));
+        let taints = n
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.clone())
+            .unwrap_or_default();
+        assert!(taints
+            .iter()
+            .any(|t| t.key == "node-role.kubernetes.io/control-plane" && t.effect == "NoSchedule"));
     }
     let gpu = s
         .nodes
         .iter()
-        .filter(|n| n.metadata.labels.as_ref().is_some_and(|l| l.get("workload-type").map(String::as_str) == Some("gpu")))
+        .filter(|n| {
+            n.metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.get("workload-type").map(String::as_str) == Some("gpu"))
+        })
         .count();
     assert!(gpu > 0, "pools=3 includes the GPU pool");
-    assert!(!s.nodes.iter().any(|n| n.metadata.name.as_deref().is_some_and(|x| x.starts_with("highmem-"))));
+    assert!(!s.nodes.iter().any(|n| n
+        .metadata
+        .name
+        .as_deref()
+        .is_some_and(|x| x.starts_with("highmem-"))));
 }
 
 #[test]
@@ -92,15 +123,30 @@ fn bad_specs_get_errors_naming_the_key() {
 #[test]
 fn defaults_fill_every_key_left_out() {
     let spec = GenerateSpec::parse("seed=3").expect("valid");
-    assert_eq!(spec, GenerateSpec { seed: 3, ..GenerateSpec::default() });
-    assert_eq!(GenerateSpec::parse("").expect("empty is all defaults"), GenerateSpec::default());
+    assert_eq!(
+        spec,
+        GenerateSpec {
+            seed: 3,
+            ..GenerateSpec::default()
+        }
+    );
+    assert_eq!(
+        GenerateSpec::parse("").expect("empty is all defaults"),
+        GenerateSpec::default()
+    );
 }
 
 #[test]
 fn next_version_bumps_the_patch_release() {
     let cases = [
-        ("quay.io/prometheus/node-exporter:v1.8.2", "quay.io/prometheus/node-exporter:v1.8.3"),
-        ("registry.k8s.io/kube-proxy:v1.37.0", "registry.k8s.io/kube-proxy:v1.37.1"),
+        (
+            "quay.io/prometheus/node-exporter:v1.8.2",
+            "quay.io/prometheus/node-exporter:v1.8.3",
+        ),
+        (
+            "registry.k8s.io/kube-proxy:v1.37.0",
+            "registry.k8s.io/kube-proxy:v1.37.1",
+        ),
         ("img:3.3.9-3.6.1-ubuntu22", "img:3.3.9-3.6.2-ubuntu22"),
         ("busybox", "busybox:next"),
         ("localhost:5000/app", "localhost:5000/app:next"),

@@ -71,8 +71,16 @@ pub enum NodeHealthError {
 
 /// Turns a node NotReady (its kubelet stops posting Ready) or back to Ready, with the node
 /// lifecycle controller's `not-ready` NoSchedule and NoExecute taints added or removed.
-pub fn set_node_ready(store: &Store, name: &str, ready: bool, now: Timestamp) -> Result<(), NodeHealthError> {
-    let wrap = |source| NodeHealthError::Store { node: name.to_string(), source };
+pub fn set_node_ready(
+    store: &Store,
+    name: &str,
+    ready: bool,
+    now: Timestamp,
+) -> Result<(), NodeHealthError> {
+    let wrap = |source| NodeHealthError::Store {
+        node: name.to_string(),
+        source,
+    };
     let mut node: Node = store
         .get(None, name)
         .ok_or_else(|| NodeHealthError::NotFound(name.to_string()))?;

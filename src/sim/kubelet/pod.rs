@@ -39,30 +39,18 @@ pub enum NodeState {
     Missing,
 }
 
-/// The node a pod is for: `spec.nodeName`, else the controller's `matchFields` pin (§f).
+/// The node a pod is for (§f `GetTargetNodeName`, from `cluster::convert`).
 pub fn target_node(pod: &Pod) -> Option<String> {
-    let spec = pod.spec.as_ref()?;
-    if let Some(n) = spec.node_name.as_ref().filter(|n| !n.is_empty()) {
-        return Some(n.clone());
-    }
-    let required = spec
-        .affinity
-        .as_ref()?
-        .node_affinity
-        .as_ref()?
-        .required_during_scheduling_ignored_during_execution
-        .as_ref()?;
-    required.node_selector_terms.iter().find_map(|term| {
-        let field = term.match_fields.as_ref()?.iter().find(|f| f.key == "metadata.name" && f.operator == "In")?;
-        match field.values.as_deref() {
-            Some([one]) => Some(one.clone()),
-            _ => None,
-        }
-    })
+    pod.spec
+        .as_ref()
+        .and_then(crate::cluster::convert::target_node_name)
 }
 
 fn is_bound(pod: &Pod) -> bool {
-    pod.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some_and(|n| !n.is_empty())
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_some_and(|n| !n.is_empty())
 }
 
 fn images(pod: &Pod) -> impl Iterator<Item = (&str, &str)> {
@@ -100,12 +88,19 @@ fn any_waiting(pod: &Pod, reason: &str) -> bool {
 }
 
 fn phase(pod: &Pod) -> &str {
-    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("Pending")
+    pod.status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("Pending")
 }
 
 /// The next step for a pod and how long (simulated) until it happens; `None` when the pod is
 /// settled (ready, finished, stuck on a failing image or on a node that is down).
-pub fn next_step(pod: &Pod, node: NodeState, settings: &SimulationSettings) -> Option<(Step, Duration)> {
+pub fn next_step(
+    pod: &Pod,
+    node: NodeState,
+    settings: &SimulationSettings,
+) -> Option<(Step, Duration)> {
     let k = &settings.kubelet;
     let terminating = pod.metadata.deletion_timestamp.is_some();
     if terminating {
@@ -131,7 +126,9 @@ pub fn next_step(pod: &Pod, node: NodeState, settings: &SimulationSettings) -> O
     let running = phase(pod) == "Running";
     match failure(pod, settings) {
         Some(FailureMode::ImagePullBackOff) if any_waiting(pod, "ImagePullBackOff") => None,
-        Some(FailureMode::CrashLoopBackOff) if running => Some((Step::Restart, k.crash_loop_restart_interval)),
+        Some(FailureMode::CrashLoopBackOff) if running => {
+            Some((Step::Restart, k.crash_loop_restart_interval))
+        }
         Some(FailureMode::NeverReady) if running => None,
         _ if !running => Some((Step::Start, k.container_creating_delay)),
         None if !condition_true(pod, "Ready") => Some((Step::BecomeReady, k.ready_delay)),
@@ -139,7 +136,13 @@ pub fn next_step(pod: &Pod, node: NodeState, settings: &SimulationSettings) -> O
     }
 }
 
-fn condition(kind: &str, status: bool, now: Timestamp, reason: Option<&str>, message: Option<String>) -> PodCondition {
+fn condition(
+    kind: &str,
+    status: bool,
+    now: Timestamp,
+    reason: Option<&str>,
+    message: Option<String>,
+) -> PodCondition {
     PodCondition {
         type_: kind.into(),
         status: if status { "True" } else { "False" }.into(),
@@ -175,11 +178,26 @@ pub fn bound_status(pod: &Pod, host_ip: &str, now: Timestamp) -> PodStatus {
     status.phase = Some("Pending".into());
     status.host_ip = Some(host_ip.to_string());
     status.start_time = Some(Time(now));
-    set_condition(&mut status, condition("PodScheduled", true, now, None, None));
+    set_condition(
+        &mut status,
+        condition("PodScheduled", true, now, None, None),
+    );
     set_condition(&mut status, condition("Initialized", true, now, None, None));
     let msg = unready_message(pod);
-    set_condition(&mut status, condition("ContainersReady", false, now, Some("ContainersNotReady"), Some(msg.clone())));
-    set_condition(&mut status, condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)));
+    set_condition(
+        &mut status,
+        condition(
+            "ContainersReady",
+            false,
+            now,
+            Some("ContainersNotReady"),
+            Some(msg.clone()),
+        ),
+    );
+    set_condition(
+        &mut status,
+        condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)),
+    );
     status.container_statuses = Some(
         images(pod)
             .map(|(name, image)| ContainerStatus {
@@ -195,7 +213,10 @@ pub fn bound_status(pod: &Pod, host_ip: &str, now: Timestamp) -> PodStatus {
 
 fn waiting(reason: &str, message: Option<String>) -> ContainerState {
     ContainerState {
-        waiting: Some(ContainerStateWaiting { reason: Some(reason.into()), message }),
+        waiting: Some(ContainerStateWaiting {
+            reason: Some(reason.into()),
+            message,
+        }),
         ..Default::default()
     }
 }
@@ -210,7 +231,13 @@ fn image_id(image: &str) -> String {
 
 /// The status after `step` (Start, BecomeReady or Restart) at `now`; `pod_ip` is used when the
 /// containers first start.
-pub fn advance(pod: &Pod, step: Step, settings: &SimulationSettings, pod_ip: &str, now: Timestamp) -> PodStatus {
+pub fn advance(
+    pod: &Pod,
+    step: Step,
+    settings: &SimulationSettings,
+    pod_ip: &str,
+    now: Timestamp,
+) -> PodStatus {
     let mut status = pod.status.clone().unwrap_or_default();
     let mode = failure(pod, settings);
     let msg = unready_message(pod);
@@ -225,23 +252,39 @@ pub fn advance(pod: &Pod, step: Step, settings: &SimulationSettings, pod_ip: &st
             let statuses = images(pod)
                 .map(|(name, image)| {
                     let failing = settings.failure_for(image);
-                    let (state, started, last_state) = match failing.map(|f| (f.mode, f.message.clone())) {
-                        Some((FailureMode::ImagePullBackOff, m)) => (
-                            waiting("ImagePullBackOff", Some(m.unwrap_or_else(|| format!("Back-off pulling image {image:?}")))),
-                            false,
-                            None,
-                        ),
-                        Some((FailureMode::CrashLoopBackOff, m)) => (
-                            waiting("CrashLoopBackOff", Some(m.unwrap_or_else(|| format!("back-off 10s restarting failed container={name}")))),
-                            false,
-                            Some(terminated(now)),
-                        ),
-                        _ => (
-                            ContainerState { running: Some(ContainerStateRunning { started_at: Some(Time(now)) }), ..Default::default() },
-                            true,
-                            None,
-                        ),
-                    };
+                    let (state, started, last_state) =
+                        match failing.map(|f| (f.mode, f.message.clone())) {
+                            Some((FailureMode::ImagePullBackOff, m)) => (
+                                waiting(
+                                    "ImagePullBackOff",
+                                    Some(m.unwrap_or_else(|| {
+                                        format!("Back-off pulling image {image:?}")
+                                    })),
+                                ),
+                                false,
+                                None,
+                            ),
+                            Some((FailureMode::CrashLoopBackOff, m)) => (
+                                waiting(
+                                    "CrashLoopBackOff",
+                                    Some(m.unwrap_or_else(|| {
+                                        format!("back-off 10s restarting failed container={name}")
+                                    })),
+                                ),
+                                false,
+                                Some(terminated(now)),
+                            ),
+                            _ => (
+                                ContainerState {
+                                    running: Some(ContainerStateRunning {
+                                        started_at: Some(Time(now)),
+                                    }),
+                                    ..Default::default()
+                                },
+                                true,
+                                None,
+                            ),
+                        };
                     ContainerStatus {
                         name: name.into(),
                         image: image.into(),
@@ -256,20 +299,38 @@ pub fn advance(pod: &Pod, step: Step, settings: &SimulationSettings, pod_ip: &st
                 })
                 .collect();
             status.container_statuses = Some(statuses);
-            set_condition(&mut status, condition("ContainersReady", false, now, Some("ContainersNotReady"), Some(msg.clone())));
-            set_condition(&mut status, condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)));
+            set_condition(
+                &mut status,
+                condition(
+                    "ContainersReady",
+                    false,
+                    now,
+                    Some("ContainersNotReady"),
+                    Some(msg.clone()),
+                ),
+            );
+            set_condition(
+                &mut status,
+                condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)),
+            );
         }
         Step::BecomeReady => {
             for c in status.container_statuses.iter_mut().flatten() {
                 c.ready = true;
                 c.started = Some(true);
             }
-            set_condition(&mut status, condition("ContainersReady", true, now, None, None));
+            set_condition(
+                &mut status,
+                condition("ContainersReady", true, now, None, None),
+            );
             set_condition(&mut status, condition("Ready", true, now, None, None));
         }
         Step::Restart => {
             for c in status.container_statuses.iter_mut().flatten() {
-                if settings.failure_for(&c.image).is_some_and(|f| f.mode == FailureMode::CrashLoopBackOff) {
+                if settings
+                    .failure_for(&c.image)
+                    .is_some_and(|f| f.mode == FailureMode::CrashLoopBackOff)
+                {
                     c.restart_count = c.restart_count.saturating_add(1);
                     c.last_state = Some(terminated(now));
                 }
@@ -300,7 +361,16 @@ pub fn node_not_ready_status(pod: &Pod, now: Timestamp) -> Option<PodStatus> {
         return None;
     }
     let mut status = pod.status.clone().unwrap_or_default();
-    set_condition(&mut status, condition("Ready", false, now, Some("NodeNotReady"), Some("node is not ready".into())));
+    set_condition(
+        &mut status,
+        condition(
+            "Ready",
+            false,
+            now,
+            Some("NodeNotReady"),
+            Some("node is not ready".into()),
+        ),
+    );
     Some(status)
 }
 

@@ -28,7 +28,11 @@ pub struct ApplyError {
 }
 
 fn describe(kind: &str, meta: &ObjectMeta) -> String {
-    let name = meta.name.as_deref().or(meta.generate_name.as_deref()).unwrap_or_default();
+    let name = meta
+        .name
+        .as_deref()
+        .or(meta.generate_name.as_deref())
+        .unwrap_or_default();
     match meta.namespace.as_deref() {
         Some(ns) => format!("{kind} {ns}/{name}"),
         None => format!("{kind} {name}"),
@@ -65,7 +69,9 @@ pub fn apply(scenario: &Scenario, store: &Store) -> Result<(), ApplyError> {
         ds.metadata.resource_version = None;
         let what = describe("DaemonSet", &ds.metadata);
         let status = ds.status.take();
-        let mut created = store.create(ds.clone()).map_err(|e| fail(what.clone(), e))?;
+        let mut created = store
+            .create(ds.clone())
+            .map_err(|e| fail(what.clone(), e))?;
         if let (Some(old), Some(new)) = (ds.metadata.uid.clone(), created.metadata.uid.clone()) {
             uids.insert(old, new);
         }
@@ -108,7 +114,9 @@ fn rewrite_owners(owners: &mut Option<Vec<OwnerReference>>, uids: &HashMap<Strin
 /// A revision's `data.spec.template` defaulted exactly as the store defaults a DaemonSet's
 /// template; anything that is not a template is returned unchanged.
 fn default_revision_template(scratch: &Store, mut data: Value) -> Value {
-    let Some(template) = data.pointer_mut("/spec/template") else { return data };
+    let Some(template) = data.pointer_mut("/spec/template") else {
+        return data;
+    };
     let mut bare = template.clone();
     if let Some(map) = bare.as_object_mut() {
         map.remove("$patch");
@@ -119,7 +127,9 @@ fn default_revision_template(scratch: &Store, mut data: Value) -> Value {
         "metadata": {"generateName": "template-", "namespace": "default"},
         "spec": {"selector": {"matchLabels": {"probe": "probe"}}, "template": bare},
     });
-    let Ok(ds) = serde_json::from_value::<DaemonSet>(probe) else { return data };
+    let Ok(ds) = serde_json::from_value::<DaemonSet>(probe) else {
+        return data;
+    };
     let defaulted = scratch
         .create(ds)
         .ok()

@@ -46,7 +46,10 @@ pub(super) fn parse_scenario(text: &str, source_name: &str) -> Result<Scenario, 
         settings_seen: None,
     };
     for (i, doc) in docs.into_iter().enumerate() {
-        let place = Place { document: i + 1, item: None };
+        let place = Place {
+            document: i + 1,
+            item: None,
+        };
         builder.document(doc, place)?;
     }
     builder.finish()
@@ -74,7 +77,13 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn error(&self, place: Place, what: &str, field: Option<String>, message: String) -> ScenarioError {
+    fn error(
+        &self,
+        place: Place,
+        what: &str,
+        field: Option<String>,
+        message: String,
+    ) -> ScenarioError {
         ScenarioError::Document {
             source_name: self.source_name.to_string(),
             document: place.document,
@@ -94,18 +103,29 @@ impl Builder<'_> {
                     place,
                     "document",
                     None,
-                    format!("expected a Kubernetes object (a mapping), found {}", json_type(other)),
+                    format!(
+                        "expected a Kubernetes object (a mapping), found {}",
+                        json_type(other)
+                    ),
                 ))
             }
         };
-        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
+        let kind = obj
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let api_version = obj
             .get("apiVersion")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
         let name = name_of(&doc);
-        let what = if name.is_empty() { kind.clone() } else { format!("{kind} {name}") };
+        let what = if name.is_empty() {
+            kind.clone()
+        } else {
+            format!("{kind} {name}")
+        };
         if kind.is_empty() {
             return Err(self.error(place, "document", Some("kind".into()), "missing".into()));
         }
@@ -115,10 +135,21 @@ impl Builder<'_> {
         match (api_version.as_str(), kind.as_str()) {
             ("v1", "List") if place.item.is_none() => {
                 let Some(Value::Array(items)) = obj.get("items") else {
-                    return Err(self.error(place, "List", Some("items".into()), "missing or not a list".into()));
+                    return Err(self.error(
+                        place,
+                        "List",
+                        Some("items".into()),
+                        "missing or not a list".into(),
+                    ));
                 };
                 for (j, item) in items.clone().into_iter().enumerate() {
-                    self.document(item, Place { item: Some(j + 1), ..place })?;
+                    self.document(
+                        item,
+                        Place {
+                            item: Some(j + 1),
+                            ..place
+                        },
+                    )?;
                 }
                 Ok(())
             }
@@ -138,7 +169,12 @@ impl Builder<'_> {
                 let mut pod: Pod = self.typed(doc, place, &what)?;
                 default_namespace(&mut pod.metadata.namespace);
                 if pod.metadata.name.as_deref().unwrap_or_default().is_empty()
-                    && pod.metadata.generate_name.as_deref().unwrap_or_default().is_empty()
+                    && pod
+                        .metadata
+                        .generate_name
+                        .as_deref()
+                        .unwrap_or_default()
+                        .is_empty()
                 {
                     return Err(self.error(
                         place,
@@ -148,7 +184,13 @@ impl Builder<'_> {
                     ));
                 }
                 if pod.metadata.name.as_deref().is_some_and(|n| !n.is_empty()) {
-                    self.remember(place, &what, "Pod", pod.metadata.namespace.clone(), &pod.metadata.name)?;
+                    self.remember(
+                        place,
+                        &what,
+                        "Pod",
+                        pod.metadata.namespace.clone(),
+                        &pod.metadata.name,
+                    )?;
                 }
                 self.scenario.pods.push(pod);
                 Ok(())
@@ -158,42 +200,70 @@ impl Builder<'_> {
                     return Err(self.error(place, &what, Some("spec".into()), "missing".into()));
                 }
                 if !doc.pointer("/spec/template").is_some_and(Value::is_object) {
-                    return Err(self.error(place, &what, Some("spec.template".into()), "missing".into()));
+                    return Err(self.error(
+                        place,
+                        &what,
+                        Some("spec.template".into()),
+                        "missing".into(),
+                    ));
                 }
                 let mut ds: DaemonSet = self.typed(doc, place, &what)?;
                 default_namespace(&mut ds.metadata.namespace);
-                self.remember(place, &what, "DaemonSet", ds.metadata.namespace.clone(), &ds.metadata.name)?;
+                self.remember(
+                    place,
+                    &what,
+                    "DaemonSet",
+                    ds.metadata.namespace.clone(),
+                    &ds.metadata.name,
+                )?;
                 self.scenario.daemonsets.push(ds);
                 Ok(())
             }
             ("apps/v1", "ControllerRevision") => {
                 let mut cr: ControllerRevision = self.typed(doc, place, &what)?;
                 default_namespace(&mut cr.metadata.namespace);
-                self.remember(place, &what, "ControllerRevision", cr.metadata.namespace.clone(), &cr.metadata.name)?;
+                self.remember(
+                    place,
+                    &what,
+                    "ControllerRevision",
+                    cr.metadata.namespace.clone(),
+                    &cr.metadata.name,
+                )?;
                 self.scenario.revisions.push(cr);
                 Ok(())
             }
             (SETTINGS_API_VERSION, SETTINGS_KIND) => self.settings(doc, place),
-            (_, "Node" | "Pod" | "Namespace" | "DaemonSet" | "ControllerRevision" | SETTINGS_KIND) => {
-                Err(self.error(
-                    place,
-                    &what,
-                    Some("apiVersion".into()),
-                    format!("{api_version:?} is not served; expected {}", expected_api_version(&kind)),
-                ))
-            }
+            (
+                _,
+                "Node" | "Pod" | "Namespace" | "DaemonSet" | "ControllerRevision" | SETTINGS_KIND,
+            ) => Err(self.error(
+                place,
+                &what,
+                Some("apiVersion".into()),
+                format!(
+                    "{api_version:?} is not served; expected {}",
+                    expected_api_version(&kind)
+                ),
+            )),
             _ => {
                 let at = match place.item {
                     Some(j) => format!("document {}, item {j}", place.document),
                     None => format!("document {}", place.document),
                 };
-                self.scenario.skipped.push(format!("{at}: {api_version} {what} (not simulated)"));
+                self.scenario
+                    .skipped
+                    .push(format!("{at}: {api_version} {what} (not simulated)"));
                 Ok(())
             }
         }
     }
 
-    fn typed<T: DeserializeOwned>(&self, doc: Value, place: Place, what: &str) -> Result<T, ScenarioError> {
+    fn typed<T: DeserializeOwned>(
+        &self,
+        doc: Value,
+        place: Place,
+        what: &str,
+    ) -> Result<T, ScenarioError> {
         serde_path_to_error::deserialize::<_, T>(doc).map_err(|e| {
             let path = e.path().to_string();
             let field = (path != "." && !path.is_empty()).then_some(path);
@@ -219,7 +289,10 @@ impl Builder<'_> {
                 place,
                 what,
                 Some("metadata.name".into()),
-                format!("duplicate: the same {kind} is already defined in document {}", first.document),
+                format!(
+                    "duplicate: the same {kind} is already defined in document {}",
+                    first.document
+                ),
             ));
         }
         self.seen.insert(key, place);
@@ -233,7 +306,10 @@ impl Builder<'_> {
                 place,
                 what,
                 None,
-                format!("only one settings document is allowed; the first is document {}", first.document),
+                format!(
+                    "only one settings document is allowed; the first is document {}",
+                    first.document
+                ),
             ));
         }
         self.settings_seen = Some(place);
@@ -245,10 +321,16 @@ impl Builder<'_> {
                 return Err(self.error(place, what, Some(key.clone()), "unknown field".into()));
             }
         }
-        let spec = map.remove("spec").unwrap_or(Value::Object(Default::default()));
+        let spec = map
+            .remove("spec")
+            .unwrap_or(Value::Object(Default::default()));
         let settings: SimulationSettings = serde_path_to_error::deserialize(spec).map_err(|e| {
             let path = e.path().to_string();
-            let field = if path == "." { "spec".to_string() } else { format!("spec.{path}") };
+            let field = if path == "." {
+                "spec".to_string()
+            } else {
+                format!("spec.{path}")
+            };
             self.error(place, what, Some(field), e.into_inner().to_string())
         })?;
         settings
@@ -265,7 +347,12 @@ impl Builder<'_> {
             .blocked_creations
             .iter()
             .enumerate()
-            .map(|(i, b)| (format!("spec.blockedCreations[{i}].daemonSet"), &b.daemon_set))
+            .map(|(i, b)| {
+                (
+                    format!("spec.blockedCreations[{i}].daemonSet"),
+                    &b.daemon_set,
+                )
+            })
             .chain(
                 settings
                     .updates
@@ -308,9 +395,15 @@ fn name_of(doc: &Value) -> String {
     let name = meta
         .and_then(|m| m.get("name"))
         .and_then(Value::as_str)
-        .or_else(|| meta.and_then(|m| m.get("generateName")).and_then(Value::as_str))
+        .or_else(|| {
+            meta.and_then(|m| m.get("generateName"))
+                .and_then(Value::as_str)
+        })
         .unwrap_or_default();
-    match meta.and_then(|m| m.get("namespace")).and_then(Value::as_str) {
+    match meta
+        .and_then(|m| m.get("namespace"))
+        .and_then(Value::as_str)
+    {
         Some(ns) if !name.is_empty() => format!("{ns}/{name}"),
         _ => name.to_string(),
     }

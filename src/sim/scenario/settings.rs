@@ -177,7 +177,10 @@ impl SimulationSettings {
     /// Checks what serde cannot: positive speed, `namespace/name` references.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.speed.is_finite() && self.speed > 0.0) {
-            return Err(format!("spec.speed: must be a positive number, got {}", self.speed));
+            return Err(format!(
+                "spec.speed: must be a positive number, got {}",
+                self.speed
+            ));
         }
         if self.controller.burst_replicas == 0 {
             return Err("spec.controller.burstReplicas: must be at least 1".to_string());
@@ -259,7 +262,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "s" => 1.0,
             "m" => 60.0,
             "h" => 3600.0,
-            other => return Err(format!("{text:?}: unknown unit {other:?} (use ms, s, m or h)")),
+            other => {
+                return Err(format!(
+                    "{text:?}: unknown unit {other:?} (use ms, s, m or h)"
+                ))
+            }
         };
         total += number * factor;
         rest = &rest[unit_len..];
@@ -269,7 +276,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 fn seconds(secs: f64, text: &str) -> Result<Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
-        return Err(format!("{text:?}: a duration must be a non-negative number"));
+        return Err(format!(
+            "{text:?}: a duration must be a non-negative number"
+        ));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -307,7 +316,11 @@ mod tests {
             ("0.25s", 250),
         ];
         for (text, ms) in cases {
-            assert_eq!(parse_duration(text), Ok(Duration::from_millis(ms)), "{text}");
+            assert_eq!(
+                parse_duration(text),
+                Ok(Duration::from_millis(ms)),
+                "{text}"
+            );
         }
     }
 
@@ -334,7 +347,10 @@ mod tests {
 
     #[test]
     fn validation_names_the_field_that_is_wrong() {
-        let mut s = SimulationSettings { speed: 0.0, ..Default::default() };
+        let mut s = SimulationSettings {
+            speed: 0.0,
+            ..Default::default()
+        };
         assert!(s.validate().is_err_and(|e| e.starts_with("spec.speed")));
         s.speed = 2.0;
         s.blocked_creations.push(BlockedCreation {

@@ -21,7 +21,10 @@ fn the_demo_scenario_loads_with_its_settings_and_every_object() {
     assert_eq!(s.nodes.len(), 12);
     assert_eq!(s.daemonsets.len(), 7);
     assert_eq!(s.namespaces.len(), 5);
-    assert!(s.revisions.len() >= s.daemonsets.len(), "a ControllerRevision per DaemonSet");
+    assert!(
+        s.revisions.len() >= s.daemonsets.len(),
+        "a ControllerRevision per DaemonSet"
+    );
     assert!(s.pods.len() > 50);
     assert!(s.skipped.is_empty());
     assert_eq!(s.settings.failing_images.len(), 1);
@@ -29,14 +32,21 @@ fn the_demo_scenario_loads_with_its_settings_and_every_object() {
         s.settings.blocked("security", "falco", "worker-3"),
         Some(s.settings.blocked_creations[0].message.as_str())
     );
-    assert_eq!(s.settings.kubelet.container_creating_delay, std::time::Duration::from_secs(3));
+    assert_eq!(
+        s.settings.kubelet.container_creating_delay,
+        std::time::Duration::from_secs(3)
+    );
 }
 
 #[test]
 fn every_demo_pod_is_owned_by_a_demo_daemonset_through_its_uid() {
     let s = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
     for pod in &s.pods {
-        let owner = pod.metadata.owner_references.as_ref().and_then(|o| o.first());
+        let owner = pod
+            .metadata
+            .owner_references
+            .as_ref()
+            .and_then(|o| o.first());
         let owner = owner.expect("demo pods have an owner");
         let ds = s
             .daemonsets
@@ -77,7 +87,12 @@ items:
     let s = parse_str(text, "dump.yaml").expect("list parses");
     assert_eq!(s.nodes.len(), 1);
     assert_eq!(s.daemonsets.len(), 1);
-    assert_eq!(s.skipped.len(), 1, "the Service is named as skipped: {:?}", s.skipped);
+    assert_eq!(
+        s.skipped.len(),
+        1,
+        "the Service is named as skipped: {:?}",
+        s.skipped
+    );
     assert!(s.skipped[0].contains("item 3"));
 }
 
@@ -92,7 +107,10 @@ spec:
   template: {metadata: {labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}
 "#;
     let s = parse_str(text, "t.yaml").expect("parses");
-    assert_eq!(s.daemonsets[0].metadata.namespace.as_deref(), Some("default"));
+    assert_eq!(
+        s.daemonsets[0].metadata.namespace.as_deref(),
+        Some("default")
+    );
 }
 
 #[test]
@@ -165,7 +183,10 @@ fn bad_files_get_errors_naming_document_object_and_field() {
     for (case, text, needles) in cases {
         let message = err(text);
         for needle in *needles {
-            assert!(message.contains(needle), "{case}: {needle:?} not in {message:?}");
+            assert!(
+                message.contains(needle),
+                "{case}: {needle:?} not in {message:?}"
+            );
         }
         assert!(!message.contains('\n'), "{case}: one line, got {message:?}");
     }
@@ -173,7 +194,8 @@ fn bad_files_get_errors_naming_document_object_and_field() {
 
 #[test]
 fn yaml_1_1_booleans_and_zero_padded_numbers_stay_strings() {
-    let text = "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {enabled: yes, rack: 007}}\n";
+    let text =
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {enabled: yes, rack: 007}}\n";
     let s = parse_str(text, "t.yaml").expect("parses");
     let labels = s.nodes[0].metadata.labels.clone().unwrap_or_default();
     assert_eq!(s.nodes[0].metadata.name.as_deref(), Some("n"));
