@@ -1,6 +1,27 @@
-//! CONTRACT STUB: the embedded simulated cluster.
+//! The embedded simulated cluster: an object store, a Kubernetes-API-compatible HTTP server
+//! over it (kubectl and kube-rs cannot tell it from an API server for what daemonscope does),
+//! and, from the controller modules, a DaemonSet controller and kubelet stand-in.
+//!
+//! `start_in_process` serves it on a loopback port for the dashboard and tests;
+//! `run_standalone` is `daemonscope sim`.
+pub mod api;
+pub mod audit;
+pub mod clock;
+pub mod controller;
+pub mod generator;
+pub mod kubeconfig;
+pub mod kubelet;
+pub mod scenario;
+pub mod store;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use api::{ApiSettings, ApiState};
+use audit::AuditLog;
+use store::{Store, StoreSettings};
 
 /// Where the simulated cluster's initial objects come from.
 #[derive(Debug, Clone)]
@@ -29,7 +50,204 @@ pub struct SimOptions {
     pub write_kubeconfig: Option<PathBuf>,
 }
 
+/// Why the simulated cluster could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("refusing to listen on {addr}: it is not a loopback address and anyone who reaches it can change the simulated cluster; pass --allow-non-loopback to do it anyway")]
+    NonLoopback { addr: SocketAddr },
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot write the kubeconfig {path}: {source}", path = .path.display())]
+    Kubeconfig {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot load the scenario {source_name}: {message}")]
+    Scenario {
+        source_name: String,
+        message: String,
+    },
+}
+
+/// Everything `start_with` can be told.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Initial objects; None starts an empty cluster (tests that create through the API).
+    pub source: Option<ScenarioSource>,
+    pub listen: SocketAddr,
+    pub allow_non_loopback: bool,
+    pub store: StoreSettings,
+    pub api: ApiSettings,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            source: None,
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            allow_non_loopback: false,
+            store: StoreSettings::default(),
+            api: ApiSettings::default(),
+        }
+    }
+}
+
+/// A running simulated cluster. Dropping it stops the server.
+pub struct SimHandle {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    pub addr: SocketAddr,
+    pub store: Store,
+    pub audit: AuditLog,
+    stop: tokio::sync::watch::Sender<bool>,
+    server: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for SimHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimHandle")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SimHandle {
+    /// A kube-rs configuration for this server.
+    pub fn kube_config(&self) -> kube::Config {
+        // The URL is built from a bound socket address, so it always parses.
+        match kubeconfig::kube_config(&self.url) {
+            Ok(c) => c,
+            Err(_) => kube::Config::new(http::Uri::from_static("http://127.0.0.1")),
+        }
+    }
+
+    /// Write a kubeconfig for kubectl.
+    pub fn write_kubeconfig(&self, path: &std::path::Path) -> Result<(), SimError> {
+        kubeconfig::write(path, &self.url).map_err(|source| SimError::Kubeconfig {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Stop serving: open watches end, then the listener closes.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(server) = self.server.take() {
+            let abort = server.abort_handle();
+            if tokio::time::timeout(Duration::from_secs(5), server)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(server) = self.server.take() {
+            server.abort();
+        }
+    }
+}
+
+/// Load the scenario's objects into the store.
+fn load_scenario(source: &ScenarioSource, _store: &Store) -> Result<(), SimError> {
+    // The scenario loader and generator live in the controller modules (issue 4, written in
+    // parallel); until they are wired in here, the cluster starts empty and says so.
+    tracing::warn!(
+        ?source,
+        "scenario loading is not wired in yet: the simulated cluster starts empty"
+    );
+    Ok(())
+}
+
+/// Start the simulated cluster on a loopback port, loaded from `source`.
+pub async fn start_in_process(source: ScenarioSource) -> Result<SimHandle, SimError> {
+    start_with(SimConfig {
+        source: Some(source),
+        ..SimConfig::default()
+    })
+    .await
+}
+
+/// Start the simulated cluster with explicit settings.
+pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
+    if !config.listen.ip().is_loopback() && !config.allow_non_loopback {
+        return Err(SimError::NonLoopback {
+            addr: config.listen,
+        });
+    }
+    let store = Store::new(config.store.clone());
+    if let Some(source) = &config.source {
+        load_scenario(source, &store)?;
+    }
+    let audit = AuditLog::new();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let state = ApiState {
+        store: store.clone(),
+        audit: audit.clone(),
+        settings: Arc::new(config.api.clone()),
+        shutdown: stopped.clone(),
+    };
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| SimError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| SimError::Bind {
+        addr: config.listen,
+        source,
+    })?;
+    let router = api::router(state);
+    let mut until = stopped;
+    let server = tokio::spawn(async move {
+        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+            let _ = until.wait_for(|stop| *stop).await;
+        });
+        if let Err(err) = serve.await {
+            tracing::error!(%err, "simulated API server stopped");
+        }
+    });
+    let url = format!("http://{addr}");
+    Ok(SimHandle {
+        url,
+        addr,
+        store,
+        audit,
+        stop,
+        server: Some(server),
+    })
+}
+
 /// Run the simulated API server until interrupted.
-pub async fn run_standalone(_options: SimOptions) -> Result<(), std::io::Error> {
-    todo!("contract stub")
+pub async fn run_standalone(options: SimOptions) -> Result<(), std::io::Error> {
+    let config = SimConfig {
+        source: Some(options.source.clone()),
+        listen: options.listen,
+        allow_non_loopback: options.allow_non_loopback,
+        ..SimConfig::default()
+    };
+    let handle = start_with(config).await.map_err(std::io::Error::other)?;
+    if handle.addr.ip().is_loopback() {
+        tracing::info!(url = %handle.url, "simulated Kubernetes API listening on loopback only; no credentials are checked");
+    } else {
+        tracing::warn!(url = %handle.url, "simulated Kubernetes API listening on a NON-loopback address: anyone who reaches it can change the simulated cluster");
+    }
+    if let Some(path) = &options.write_kubeconfig {
+        handle
+            .write_kubeconfig(path)
+            .map_err(std::io::Error::other)?;
+        tracing::info!(path = %path.display(), "wrote kubeconfig; try: KUBECONFIG={} kubectl get nodes", path.display());
+    }
+    eprintln!("daemonscope sim: serving {} (Ctrl-C to stop)", handle.url);
+    tokio::signal::ctrl_c().await?;
+    handle.shutdown().await;
+    Ok(())
 }

@@ -1,0 +1,510 @@
+//! The simulated cluster's object store: every object of every kind, one cluster-wide
+//! monotonically increasing resourceVersion, and a bounded history of changes that watches
+//! replay from.
+//!
+//! Objects are kept as compact JSON bytes plus a few pre-extracted facts (labels, owners,
+//! selectable fields): a LIST of 150,000 pods is then a concatenation of byte slices, and a
+//! pod costs about its JSON size in memory instead of a `serde_json::Value` tree several
+//! times larger. Controllers use the typed helpers (`create`, `get`, `update`, ...), the
+//! HTTP API uses the `*_value` and raw readers; both go through the same write paths, so the
+//! rules (409 on a stale resourceVersion, no event for a no-op update, generation bumps,
+//! graceful pod deletion, garbage collection of a DaemonSet's pods) hold for both.
+mod defaults;
+mod fields;
+mod kind;
+pub mod selector;
+mod write;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use bytes::Bytes;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::jiff::Timestamp;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use fields::ObjectFacts;
+pub use kind::Kind;
+pub use selector::{FieldSelector, LabelSelector, SelectorError};
+pub use write::{DeleteOptions, DeleteOutcome, UpdateTarget};
+
+/// The type of a change, as a watch names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    /// The watch event `type` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change, as a watch would send it. `object` is the full JSON of the object after
+/// (or for Deleted: at) the change, with metadata.resourceVersion set to `resource_version`.
+#[derive(Debug, Clone)]
+pub struct StoreEvent {
+    pub kind: Kind,
+    pub event_type: EventType,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub resource_version: u64,
+    pub object: Arc<Value>,
+}
+
+/// Why a store operation failed; each maps to the Status a real API server returns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("{} \"{name}\" not found", .kind.qualified_resource())]
+    NotFound {
+        kind: Kind,
+        namespace: Option<String>,
+        name: String,
+    },
+    #[error("{} \"{name}\" already exists", .kind.qualified_resource())]
+    AlreadyExists {
+        kind: Kind,
+        namespace: Option<String>,
+        name: String,
+    },
+    #[error("Operation cannot be fulfilled on {} \"{name}\": {reason}", .kind.qualified_resource())]
+    Conflict {
+        kind: Kind,
+        name: String,
+        reason: String,
+    },
+    #[error("{kind} \"{name}\" is invalid: {message}")]
+    Invalid {
+        kind: Kind,
+        name: String,
+        message: String,
+    },
+    #[error("too old resource version: {requested} ({oldest})")]
+    Gone { requested: u64, oldest: u64 },
+}
+
+/// The message of a Conflict on a stale resourceVersion, word for word the API server's.
+pub const STALE_MESSAGE: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+/// A source of "now" for timestamps the store writes (the simulated clock may run fast).
+pub type NowFn = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// Tuning of the store.
+#[derive(Clone)]
+pub struct StoreSettings {
+    /// How many changes the watch history keeps; older resourceVersions get 410 Expired.
+    pub history_limit: usize,
+    /// Capacity of the `subscribe()` broadcast channel.
+    pub event_capacity: usize,
+    /// Clock for creationTimestamp and deletionTimestamp.
+    pub now: NowFn,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            history_limit: 100_000,
+            event_capacity: 16_384,
+            now: Arc::new(Timestamp::now),
+        }
+    }
+}
+
+impl std::fmt::Debug for StoreSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreSettings")
+            .field("history_limit", &self.history_limit)
+            .field("event_capacity", &self.event_capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One stored object: its JSON (with kind, apiVersion and resourceVersion) and its facts.
+#[derive(Debug)]
+pub struct StoredObject {
+    pub kind: Kind,
+    pub resource_version: u64,
+    pub raw: Bytes,
+    pub facts: ObjectFacts,
+}
+
+impl StoredObject {
+    /// Parse the stored JSON (for patches, tables and typed reads).
+    pub fn value(&self) -> Result<Value, StoreError> {
+        serde_json::from_slice(&self.raw).map_err(|e| StoreError::Invalid {
+            kind: self.kind,
+            name: self.facts.name.clone(),
+            message: format!("stored object does not parse: {e}"),
+        })
+    }
+}
+
+/// One entry of the watch history.
+#[derive(Debug, Clone)]
+pub struct HistoryEntry {
+    pub resource_version: u64,
+    pub event_type: EventType,
+    pub object: Arc<StoredObject>,
+    /// The object before the change (for Modified), so a selector watch can see an object
+    /// leave or enter its selection.
+    pub previous: Option<Arc<StoredObject>>,
+}
+
+/// A page of a list.
+#[derive(Debug)]
+pub struct ListPage {
+    pub items: Vec<Arc<StoredObject>>,
+    pub resource_version: u64,
+    /// The key of the last item when more items follow.
+    pub next_key: Option<(String, String)>,
+}
+
+pub(crate) type Key = (String, String);
+
+pub(crate) struct State {
+    pub(crate) rv: u64,
+    pub(crate) objects: Vec<BTreeMap<Key, Arc<StoredObject>>>,
+    pub(crate) history: VecDeque<HistoryEntry>,
+    /// The highest resourceVersion that has left the history.
+    pub(crate) evicted_rv: u64,
+}
+
+pub(crate) struct Inner {
+    pub(crate) state: RwLock<State>,
+    pub(crate) settings: StoreSettings,
+    pub(crate) events: tokio::sync::broadcast::Sender<Arc<StoreEvent>>,
+    pub(crate) latest: tokio::sync::watch::Sender<u64>,
+}
+
+/// The cluster object store. Cheap to clone; all clones share the same objects.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("resource_version", &self.resource_version())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A k8s-openapi type the store can hold.
+pub trait SimObject:
+    k8s_openapi::Resource
+    + k8s_openapi::Metadata<Ty = ObjectMeta>
+    + Serialize
+    + DeserializeOwned
+    + Clone
+{
+    const KIND: Kind;
+}
+
+macro_rules! sim_object {
+    ($t:ty, $k:expr) => {
+        impl SimObject for $t {
+            const KIND: Kind = $k;
+        }
+    };
+}
+sim_object!(k8s_openapi::api::core::v1::Namespace, Kind::Namespace);
+sim_object!(k8s_openapi::api::core::v1::Node, Kind::Node);
+sim_object!(k8s_openapi::api::core::v1::Pod, Kind::Pod);
+sim_object!(k8s_openapi::api::core::v1::Event, Kind::Event);
+sim_object!(k8s_openapi::api::apps::v1::DaemonSet, Kind::DaemonSet);
+sim_object!(
+    k8s_openapi::api::apps::v1::ControllerRevision,
+    Kind::ControllerRevision
+);
+
+pub(crate) fn key(kind: Kind, namespace: Option<&str>, name: &str) -> Key {
+    let ns = if kind.namespaced() {
+        namespace.unwrap_or("default")
+    } else {
+        ""
+    };
+    (ns.to_string(), name.to_string())
+}
+
+impl Store {
+    /// An empty store holding the namespaces every cluster has.
+    pub fn new(settings: StoreSettings) -> Store {
+        let (events, _) = tokio::sync::broadcast::channel(settings.event_capacity.max(1));
+        let (latest, _) = tokio::sync::watch::channel(1);
+        let state = State {
+            rv: 1,
+            objects: (0..Kind::ALL.len()).map(|_| BTreeMap::new()).collect(),
+            history: VecDeque::new(),
+            evicted_rv: 0,
+        };
+        let store = Store {
+            inner: Arc::new(Inner {
+                state: RwLock::new(state),
+                settings,
+                events,
+                latest,
+            }),
+        };
+        for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            let obj = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+            // A fresh store cannot hold these names yet.
+            let _ = store.create_value(Kind::Namespace, obj, false);
+        }
+        store
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.inner
+            .state
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(crate) fn write_lock(&self) -> RwLockWriteGuard<'_, State> {
+        self.inner
+            .state
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The store's clock.
+    pub fn now(&self) -> Timestamp {
+        (self.inner.settings.now)()
+    }
+
+    /// The latest resourceVersion (of the last write).
+    pub fn resource_version(&self) -> u64 {
+        self.read().rv
+    }
+
+    /// Every change from now on, for controllers. A receiver that falls behind by more than
+    /// `event_capacity` events gets `Lagged` and should re-list.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Arc<StoreEvent>> {
+        self.inner.events.subscribe()
+    }
+
+    /// A receiver of the latest resourceVersion, woken on every write (for watch streams).
+    pub fn latest(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.latest.subscribe()
+    }
+
+    /// One stored object as bytes.
+    pub fn get_raw(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<Arc<StoredObject>> {
+        self.read().objects[kind.index()]
+            .get(&key(kind, namespace, name))
+            .cloned()
+    }
+
+    /// A page of objects of `kind` (in one namespace or all), in key order, after
+    /// `start_after`, keeping those `filter` accepts.
+    pub fn list_page(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+        start_after: Option<&Key>,
+        limit: Option<usize>,
+        filter: &dyn Fn(&StoredObject) -> bool,
+    ) -> ListPage {
+        let state = self.read();
+        let map = &state.objects[kind.index()];
+        let ns = namespace.filter(|_| kind.namespaced());
+        let lower = match (start_after, ns) {
+            (Some(k), _) => Bound::Excluded(k.clone()),
+            (None, Some(ns)) => Bound::Included((ns.to_string(), String::new())),
+            (None, None) => Bound::Unbounded,
+        };
+        let limit = limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
+        let mut items = Vec::new();
+        let mut next_key = None;
+        for (k, obj) in map.range((lower, Bound::Unbounded)) {
+            if ns.is_some_and(|ns| k.0 != ns) {
+                break;
+            }
+            if !filter(obj) {
+                continue;
+            }
+            if items.len() == limit {
+                next_key = items.last().map(|o: &Arc<StoredObject>| {
+                    key(kind, o.facts.namespace.as_deref(), &o.facts.name)
+                });
+                break;
+            }
+            items.push(obj.clone());
+        }
+        ListPage {
+            items,
+            resource_version: state.rv,
+            next_key,
+        }
+    }
+
+    /// History entries of `kind` after resourceVersion `after`, at most `max` scanned
+    /// entries; also returns the resourceVersion scanned up to. Gone once `after` has left
+    /// the history.
+    pub fn history_since(
+        &self,
+        kind: Kind,
+        after: u64,
+        max: usize,
+    ) -> Result<(Vec<HistoryEntry>, u64), StoreError> {
+        let state = self.read();
+        if after < state.evicted_rv {
+            return Err(StoreError::Gone {
+                requested: after,
+                oldest: state.evicted_rv + 1,
+            });
+        }
+        let start = state
+            .history
+            .partition_point(|e| e.resource_version <= after);
+        let mut out = Vec::new();
+        let mut scanned_to = after.max(state.evicted_rv);
+        for entry in state.history.range(start..).take(max) {
+            scanned_to = entry.resource_version;
+            if entry.object.kind == kind {
+                out.push(entry.clone());
+            }
+        }
+        if start + max >= state.history.len() {
+            scanned_to = scanned_to.max(state.rv);
+        }
+        Ok((out, scanned_to))
+    }
+
+    /// Whether `rv` can still be watched or continued from.
+    pub fn check_not_expired(&self, rv: u64) -> Result<(), StoreError> {
+        let state = self.read();
+        if rv < state.evicted_rv {
+            return Err(StoreError::Gone {
+                requested: rv,
+                oldest: state.evicted_rv + 1,
+            });
+        }
+        Ok(())
+    }
+
+    fn decode<K: SimObject>(obj: &StoredObject) -> Result<K, StoreError> {
+        serde_json::from_slice(&obj.raw).map_err(|e| StoreError::Invalid {
+            kind: <K as SimObject>::KIND,
+            name: obj.facts.name.clone(),
+            message: format!(
+                "stored object does not decode as {}: {e}",
+                <K as SimObject>::KIND
+            ),
+        })
+    }
+
+    fn encode<K: SimObject>(obj: &K) -> Result<Value, StoreError> {
+        serde_json::to_value(obj).map_err(|e| StoreError::Invalid {
+            kind: <K as SimObject>::KIND,
+            name: obj.metadata().name.clone().unwrap_or_default(),
+            message: format!("does not serialize: {e}"),
+        })
+    }
+
+    /// Create an object (uid, creationTimestamp, resourceVersion, generation are set; a
+    /// `generateName` becomes a name; a missing namespace is created).
+    pub fn create<K: SimObject>(&self, obj: K) -> Result<K, StoreError> {
+        let stored = self.create_value(<K as SimObject>::KIND, Self::encode(&obj)?, true)?;
+        Self::decode(&stored)
+    }
+
+    /// One object, typed.
+    pub fn get<K: SimObject>(&self, namespace: Option<&str>, name: &str) -> Option<K> {
+        self.get_raw(<K as SimObject>::KIND, namespace, name)
+            .and_then(|o| Self::decode(&o).ok())
+    }
+
+    /// All objects of a kind in one namespace (or all), typed. Decoding costs: at 150,000
+    /// pods prefer `list_selected` or the raw readers.
+    pub fn list<K: SimObject>(&self, namespace: Option<&str>) -> Vec<K> {
+        self.list_selected(namespace, &LabelSelector::default())
+    }
+
+    /// Objects whose labels match `selector`, typed; only the matches are decoded.
+    pub fn list_selected<K: SimObject>(
+        &self,
+        namespace: Option<&str>,
+        selector: &LabelSelector,
+    ) -> Vec<K> {
+        let page = self.list_page(<K as SimObject>::KIND, namespace, None, None, &|o| {
+            selector.matches(&o.facts.labels)
+        });
+        page.items
+            .iter()
+            .filter_map(|o| Self::decode(o).ok())
+            .collect()
+    }
+
+    /// Replace an object (status is kept for kinds with a status subresource). A set
+    /// resourceVersion that is not the current one is a Conflict.
+    pub fn update<K: SimObject>(&self, obj: K) -> Result<K, StoreError> {
+        let stored = self.update_value(
+            <K as SimObject>::KIND,
+            Self::encode(&obj)?,
+            UpdateTarget::Object,
+        )?;
+        Self::decode(&stored)
+    }
+
+    /// Replace only the status of an object.
+    pub fn update_status<K: SimObject>(&self, obj: K) -> Result<K, StoreError> {
+        let stored = self.update_value(
+            <K as SimObject>::KIND,
+            Self::encode(&obj)?,
+            UpdateTarget::Status,
+        )?;
+        Self::decode(&stored)
+    }
+
+    /// Graceful delete: pods bound to a node get deletionTimestamp (the kubelet finishes
+    /// them), objects with finalizers wait for them, others go at once.
+    pub fn delete<K: SimObject>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<(), StoreError> {
+        self.delete_object(
+            <K as SimObject>::KIND,
+            namespace,
+            name,
+            &DeleteOptions::default(),
+        )
+        .map(|_| ())
+    }
+
+    /// Immediate removal (the kubelet stand-in finishing a terminating pod).
+    pub fn remove<K: SimObject>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<(), StoreError> {
+        let opts = DeleteOptions {
+            grace_period_seconds: Some(0),
+            force: true,
+            ..DeleteOptions::default()
+        };
+        self.delete_object(<K as SimObject>::KIND, namespace, name, &opts)
+            .map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,164 @@
+//! Store behaviour the API and the controllers rely on.
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use serde_json::json;
+
+use super::*;
+
+fn node(name: &str) -> Node {
+    serde_json::from_value(json!({"metadata": {"name": name, "labels": {"pool": "a"}}}))
+        .expect("node")
+}
+
+fn ds(name: &str, image: &str) -> DaemonSet {
+    serde_json::from_value(json!({"metadata": {"name": name, "namespace": "kube-system"}, "spec": {
+        "selector": {"matchLabels": {"app": name}},
+        "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": image}]}}}}))
+    .expect("ds")
+}
+
+fn small() -> Store {
+    Store::new(StoreSettings {
+        history_limit: 8,
+        ..StoreSettings::default()
+    })
+}
+
+#[test]
+fn every_write_takes_the_next_resource_version_and_a_noop_update_takes_none() {
+    let store = small();
+    let before = store.resource_version();
+    let n = store.create(node("n1")).expect("create");
+    let rv1: u64 = n
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap_or_default()
+        .parse()
+        .expect("rv");
+    assert_eq!(rv1, before + 1);
+    assert!(n.metadata.uid.is_some() && n.metadata.creation_timestamp.is_some());
+    let same = store.update(n.clone()).expect("noop");
+    assert_eq!(same.metadata.resource_version, n.metadata.resource_version);
+    assert_eq!(store.resource_version(), rv1);
+}
+
+#[test]
+fn a_stale_resource_version_is_a_conflict() {
+    let store = small();
+    let n = store.create(node("n1")).expect("create");
+    let mut changed = n.clone();
+    changed
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert("x".into(), "1".into());
+    store.update(changed).expect("first update");
+    let mut stale = n;
+    stale
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert("x".into(), "2".into());
+    assert!(matches!(
+        store.update(stale),
+        Err(StoreError::Conflict { .. })
+    ));
+}
+
+#[test]
+fn daemonset_generation_moves_only_with_the_spec_and_status_is_its_own_write() {
+    let store = small();
+    let d = store.create(ds("agent", "img:1")).expect("create");
+    assert_eq!(d.metadata.generation, Some(1));
+    let mut labelled = d.clone();
+    labelled
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert("team".into(), "x".into());
+    let labelled = store.update(labelled).expect("label");
+    assert_eq!(labelled.metadata.generation, Some(1));
+    let mut bumped = labelled.clone();
+    if let Some(ps) = bumped.spec.template.spec.as_mut() {
+        ps.containers[0].image = Some("img:2".into());
+    }
+    let bumped = store.update(bumped).expect("image");
+    assert_eq!(bumped.metadata.generation, Some(2));
+    let mut with_status = bumped.clone();
+    if let Some(s) = with_status.status.as_mut() {
+        s.desired_number_scheduled = 3;
+    }
+    // A status change through update() is ignored; update_status() applies it.
+    assert_eq!(
+        store
+            .update(with_status.clone())
+            .expect("put")
+            .status
+            .map(|s| s.desired_number_scheduled),
+        Some(0)
+    );
+    assert_eq!(
+        store
+            .update_status(with_status)
+            .expect("status")
+            .status
+            .map(|s| s.desired_number_scheduled),
+        Some(3)
+    );
+}
+
+#[test]
+fn bound_pods_terminate_gracefully_and_deleting_a_daemonset_collects_its_pods() {
+    let store = small();
+    let d = store.create(ds("agent", "img:1")).expect("create");
+    let uid = d.metadata.uid.clone().unwrap_or_default();
+    let pod: Pod = serde_json::from_value(json!({"metadata": {"name": "agent-x", "namespace": "kube-system",
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": uid, "controller": true}]},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "img:1"}]}})).expect("pod");
+    store.create(pod).expect("pod create");
+    store
+        .delete::<DaemonSet>(Some("kube-system"), "agent")
+        .expect("delete ds");
+    let p: Pod = store
+        .get(Some("kube-system"), "agent-x")
+        .expect("still terminating");
+    assert!(p.metadata.deletion_timestamp.is_some());
+    store
+        .remove::<Pod>(Some("kube-system"), "agent-x")
+        .expect("kubelet finishes");
+    assert!(store.get::<Pod>(Some("kube-system"), "agent-x").is_none());
+}
+
+#[test]
+fn history_expires_old_resource_versions() {
+    let store = small();
+    let start = store.resource_version();
+    for i in 0..20 {
+        store.create(node(&format!("n{i}"))).expect("create");
+    }
+    assert!(matches!(
+        store.history_since(Kind::Node, start, 100),
+        Err(StoreError::Gone { .. })
+    ));
+    let recent = store.resource_version() - 3;
+    let (entries, to) = store
+        .history_since(Kind::Node, recent, 100)
+        .expect("recent");
+    assert_eq!(entries.len(), 3);
+    assert_eq!(to, store.resource_version());
+}
+
+#[test]
+fn lists_page_in_key_order_within_a_namespace() {
+    let store = small();
+    for i in 0..5 {
+        store.create(node(&format!("n{i}"))).expect("create");
+    }
+    let first = store.list_page(Kind::Node, None, None, Some(2), &|_| true);
+    assert_eq!(first.items.len(), 2);
+    let next = first.next_key.expect("more");
+    let rest = store.list_page(Kind::Node, None, Some(&next), None, &|_| true);
+    let names: Vec<_> = rest.items.iter().map(|o| o.facts.name.clone()).collect();
+    assert_eq!(names, vec!["n2", "n3", "n4"]);
+}

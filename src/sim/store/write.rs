@@ -1,0 +1,556 @@
+//! The store's write paths: create, update (object or status), delete with graceful pod
+//! termination, finalizers and garbage collection of a DaemonSet's pods and revisions.
+//! Every write that changes bytes takes the next resourceVersion and lands in the history.
+use std::sync::Arc;
+
+use bytes::Bytes;
+use rand::Rng;
+use serde_json::{json, Map, Value};
+
+use super::{
+    defaults, fields, key, EventType, HistoryEntry, Kind, State, Store, StoreError, StoreEvent,
+    StoredObject, STALE_MESSAGE,
+};
+
+/// Which part of an object an update replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateTarget {
+    /// PUT on the object: everything but status (for kinds with a status subresource).
+    Object,
+    /// PUT on `/status`: only the status.
+    Status,
+}
+
+/// Options of a delete, from the request's DeleteOptions body or query.
+#[derive(Debug, Clone, Default)]
+pub struct DeleteOptions {
+    pub grace_period_seconds: Option<i64>,
+    pub precondition_uid: Option<String>,
+    pub precondition_resource_version: Option<String>,
+    /// Remove even when finalizers remain (the kubelet stand-in finishing a pod).
+    pub force: bool,
+}
+
+/// What a delete did.
+#[derive(Debug, Clone)]
+pub enum DeleteOutcome {
+    /// The object is gone; this is its last state.
+    Deleted(Arc<StoredObject>),
+    /// The object is terminating (deletionTimestamp set) and still stored.
+    Terminating(Arc<StoredObject>),
+}
+
+const NAME_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+fn random_suffix() -> String {
+    let mut rng = rand::rng();
+    (0..5)
+        .map(|_| NAME_CHARS[rng.random_range(0..NAME_CHARS.len())] as char)
+        .collect()
+}
+
+fn new_uid() -> String {
+    let mut b: [u8; 16] = rand::rng().random();
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+/// A DNS subdomain, as names of nodes, pods, DaemonSets and namespaces must be.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+fn format_time(t: k8s_openapi::jiff::Timestamp) -> String {
+    match k8s_openapi::jiff::Timestamp::from_second(t.as_second()) {
+        Ok(s) => s.to_string(),
+        Err(_) => t.to_string(),
+    }
+}
+
+fn meta_mut(obj: &mut Value) -> Option<&mut Map<String, Value>> {
+    let root = obj.as_object_mut()?;
+    if !root.get("metadata").is_some_and(Value::is_object) {
+        root.insert("metadata".to_string(), Value::Object(Map::new()));
+    }
+    root.get_mut("metadata").and_then(Value::as_object_mut)
+}
+
+fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
+    obj.get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+fn has_finalizers(obj: &Value) -> bool {
+    obj.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty())
+}
+
+/// Check `kind`/`apiVersion` if present, then set them.
+fn stamp_type(kind: Kind, obj: &mut Value, name: &str) -> Result<(), StoreError> {
+    let invalid = |message: String| StoreError::Invalid {
+        kind,
+        name: name.to_string(),
+        message,
+    };
+    let root = obj
+        .as_object_mut()
+        .ok_or_else(|| invalid("the object is not a JSON object".to_string()))?;
+    if let Some(k) = root
+        .get("kind")
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+    {
+        if k != kind.kind_name() {
+            return Err(invalid(format!(
+                "kind: Invalid value: {k:?}: must be {}",
+                kind.kind_name()
+            )));
+        }
+    }
+    if let Some(v) = root
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .filter(|v| !v.is_empty())
+    {
+        if v != kind.api_version() {
+            return Err(invalid(format!(
+                "apiVersion: Invalid value: {v:?}: must be {}",
+                kind.api_version()
+            )));
+        }
+    }
+    root.insert("kind".to_string(), json!(kind.kind_name()));
+    root.insert("apiVersion".to_string(), json!(kind.api_version()));
+    Ok(())
+}
+
+/// Serialize an object at `rv` into its stored form.
+fn finalize(kind: Kind, mut obj: Value, rv: u64) -> Result<StoredObject, StoreError> {
+    if let Some(meta) = meta_mut(&mut obj) {
+        meta.insert("resourceVersion".to_string(), json!(rv.to_string()));
+    }
+    let facts = fields::extract(kind, &obj);
+    let raw = serde_json::to_vec(&obj).map_err(|e| StoreError::Invalid {
+        kind,
+        name: facts.name.clone(),
+        message: format!("does not serialize: {e}"),
+    })?;
+    Ok(StoredObject {
+        kind,
+        resource_version: rv,
+        raw: Bytes::from(raw),
+        facts,
+    })
+}
+
+impl Store {
+    /// Record a change: next resourceVersion already assigned to `object`.
+    fn commit(
+        &self,
+        st: &mut State,
+        event_type: EventType,
+        object: Arc<StoredObject>,
+        previous: Option<Arc<StoredObject>>,
+    ) {
+        let kind = object.kind;
+        let k = key(kind, object.facts.namespace.as_deref(), &object.facts.name);
+        st.rv = object.resource_version;
+        match event_type {
+            EventType::Deleted => {
+                st.objects[kind.index()].remove(&k);
+            }
+            _ => {
+                st.objects[kind.index()].insert(k, object.clone());
+            }
+        }
+        st.history.push_back(HistoryEntry {
+            resource_version: object.resource_version,
+            event_type,
+            object: object.clone(),
+            previous,
+        });
+        while st.history.len() > self.inner.settings.history_limit.max(1) {
+            if let Some(old) = st.history.pop_front() {
+                st.evicted_rv = old.resource_version;
+            }
+        }
+        if self.inner.events.receiver_count() > 0 {
+            if let Ok(value) = serde_json::from_slice::<Value>(&object.raw) {
+                let _ = self.inner.events.send(Arc::new(StoreEvent {
+                    kind,
+                    event_type,
+                    namespace: object.facts.namespace.clone(),
+                    name: object.facts.name.clone(),
+                    resource_version: object.resource_version,
+                    object: Arc::new(value),
+                }));
+            }
+        }
+        self.inner.latest.send_replace(st.rv);
+    }
+
+    /// Create from JSON. `auto_namespace` creates a missing namespace (controllers and
+    /// scenario loading); the HTTP API passes false and gets NotFound like a real server.
+    pub fn create_value(
+        &self,
+        kind: Kind,
+        mut obj: Value,
+        auto_namespace: bool,
+    ) -> Result<Arc<StoredObject>, StoreError> {
+        let mut name = meta_str(&obj, "name").unwrap_or("").to_string();
+        stamp_type(kind, &mut obj, &name)?;
+        let invalid = |name: &str, message: &str| StoreError::Invalid {
+            kind,
+            name: name.to_string(),
+            message: message.to_string(),
+        };
+        if name.is_empty() {
+            match meta_str(&obj, "generateName") {
+                Some(prefix) => name = format!("{prefix}{}", random_suffix()),
+                None => {
+                    return Err(invalid(
+                        "",
+                        "metadata.name: Required value: name or generateName is required",
+                    ))
+                }
+            }
+        }
+        if !valid_name(&name) {
+            return Err(invalid(&name, "metadata.name: Invalid value: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'"));
+        }
+        let namespace = if kind.namespaced() {
+            Some(meta_str(&obj, "namespace").unwrap_or("default").to_string())
+        } else {
+            None
+        };
+        let mut st = self.write_lock();
+        if let Some(ns) = &namespace {
+            if !st.objects[Kind::Namespace.index()].contains_key(&(String::new(), ns.clone())) {
+                if !auto_namespace {
+                    return Err(StoreError::NotFound {
+                        kind: Kind::Namespace,
+                        namespace: None,
+                        name: ns.clone(),
+                    });
+                }
+                let ns_obj =
+                    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+                self.insert_new(&mut st, Kind::Namespace, ns_obj, ns.clone(), None)?;
+            }
+        }
+        if st.objects[kind.index()].contains_key(&key(kind, namespace.as_deref(), &name)) {
+            return Err(StoreError::AlreadyExists {
+                kind,
+                namespace,
+                name,
+            });
+        }
+        self.insert_new(&mut st, kind, obj, name, namespace)
+    }
+
+    fn insert_new(
+        &self,
+        st: &mut State,
+        kind: Kind,
+        mut obj: Value,
+        name: String,
+        namespace: Option<String>,
+    ) -> Result<Arc<StoredObject>, StoreError> {
+        let now = format_time(self.now());
+        if let Some(meta) = meta_mut(&mut obj) {
+            meta.insert("name".to_string(), json!(name));
+            match &namespace {
+                Some(ns) => meta.insert("namespace".to_string(), json!(ns)),
+                None => meta.remove("namespace"),
+            };
+            meta.insert("uid".to_string(), json!(new_uid()));
+            meta.insert("creationTimestamp".to_string(), json!(now));
+            meta.remove("deletionTimestamp");
+            meta.remove("deletionGracePeriodSeconds");
+            meta.remove("managedFields");
+            if kind == Kind::DaemonSet {
+                meta.insert("generation".to_string(), json!(1));
+            } else {
+                meta.remove("generation");
+            }
+        }
+        if let Some(root) = obj.as_object_mut() {
+            match kind {
+                Kind::DaemonSet => {
+                    root.insert("status".to_string(), json!({"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0}));
+                }
+                Kind::Pod if !root.get("status").is_some_and(Value::is_object) => {
+                    root.insert("status".to_string(), json!({"phase": "Pending"}));
+                }
+                _ => {}
+            }
+        }
+        defaults::apply(kind, &mut obj);
+        let stored = Arc::new(finalize(kind, obj, st.rv + 1)?);
+        self.commit(st, EventType::Added, stored.clone(), None);
+        Ok(stored)
+    }
+
+    /// Replace an object (or its status) from JSON; a set resourceVersion is a precondition.
+    pub fn update_value(
+        &self,
+        kind: Kind,
+        mut obj: Value,
+        target: UpdateTarget,
+    ) -> Result<Arc<StoredObject>, StoreError> {
+        let name = meta_str(&obj, "name").unwrap_or("").to_string();
+        stamp_type(kind, &mut obj, &name)?;
+        let namespace = meta_str(&obj, "namespace").map(str::to_string);
+        let mut st = self.write_lock();
+        let k = key(kind, namespace.as_deref(), &name);
+        let Some(existing) = st.objects[kind.index()].get(&k).cloned() else {
+            return Err(StoreError::NotFound {
+                kind,
+                namespace,
+                name,
+            });
+        };
+        if let Some(rv) = meta_str(&obj, "resourceVersion") {
+            if rv != existing.resource_version.to_string() {
+                return Err(StoreError::Conflict {
+                    kind,
+                    name,
+                    reason: STALE_MESSAGE.to_string(),
+                });
+            }
+        }
+        if let Some(uid) = meta_str(&obj, "uid") {
+            if uid != existing.facts.uid {
+                return Err(StoreError::Conflict {
+                    kind,
+                    name,
+                    reason: format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        existing.facts.uid
+                    ),
+                });
+            }
+        }
+        let old = existing.value()?;
+        let mut new = match target {
+            UpdateTarget::Status => {
+                let mut new = old.clone();
+                if let (Some(root), Some(status)) = (new.as_object_mut(), obj.get("status")) {
+                    root.insert("status".to_string(), status.clone());
+                }
+                new
+            }
+            UpdateTarget::Object => {
+                let old_meta = old.get("metadata").cloned().unwrap_or_default();
+                if let Some(meta) = meta_mut(&mut obj) {
+                    for field in [
+                        "uid",
+                        "creationTimestamp",
+                        "deletionTimestamp",
+                        "deletionGracePeriodSeconds",
+                        "generation",
+                        "namespace",
+                        "name",
+                    ] {
+                        match old_meta.get(field) {
+                            Some(v) => meta.insert(field.to_string(), v.clone()),
+                            None => meta.remove(field),
+                        };
+                    }
+                    meta.remove("managedFields");
+                }
+                if kind.has_status() {
+                    if let Some(root) = obj.as_object_mut() {
+                        match old.get("status") {
+                            Some(s) => root.insert("status".to_string(), s.clone()),
+                            None => root.remove("status"),
+                        };
+                    }
+                }
+                obj
+            }
+        };
+        defaults::apply(kind, &mut new);
+        if kind == Kind::DaemonSet && new.get("spec") != old.get("spec") {
+            let generation = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(1)
+                + 1;
+            if let Some(meta) = meta_mut(&mut new) {
+                meta.insert("generation".to_string(), json!(generation));
+            }
+        }
+        // A no-op update takes no resourceVersion and sends no event.
+        let same = finalize(kind, new.clone(), existing.resource_version)?;
+        if same.raw == existing.raw {
+            return Ok(existing);
+        }
+        let stored = Arc::new(finalize(kind, new.clone(), st.rv + 1)?);
+        let finished = kind != Kind::Pod
+            && new.pointer("/metadata/deletionTimestamp").is_some()
+            && !has_finalizers(&new);
+        let event_type = if finished {
+            EventType::Deleted
+        } else {
+            EventType::Modified
+        };
+        self.commit(&mut st, event_type, stored.clone(), Some(existing));
+        if finished {
+            self.collect_garbage(&mut st, kind, &stored);
+        }
+        Ok(stored)
+    }
+
+    /// Delete one object (see `DeleteOptions`).
+    pub fn delete_object(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<DeleteOutcome, StoreError> {
+        let mut st = self.write_lock();
+        self.delete_locked(&mut st, kind, &key(kind, namespace, name), opts)
+    }
+
+    fn delete_locked(
+        &self,
+        st: &mut State,
+        kind: Kind,
+        k: &super::Key,
+        opts: &DeleteOptions,
+    ) -> Result<DeleteOutcome, StoreError> {
+        let not_found = || StoreError::NotFound {
+            kind,
+            namespace: Some(k.0.clone()).filter(|n| !n.is_empty()),
+            name: k.1.clone(),
+        };
+        let existing = st.objects[kind.index()]
+            .get(k)
+            .cloned()
+            .ok_or_else(not_found)?;
+        if let Some(uid) = &opts.precondition_uid {
+            if *uid != existing.facts.uid {
+                return Err(StoreError::Conflict {
+                    kind,
+                    name: k.1.clone(),
+                    reason: format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        existing.facts.uid
+                    ),
+                });
+            }
+        }
+        if let Some(rv) = &opts.precondition_resource_version {
+            if *rv != existing.resource_version.to_string() {
+                return Err(StoreError::Conflict { kind, name: k.1.clone(), reason: format!("Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}", existing.resource_version) });
+            }
+        }
+        let mut obj = existing.value()?;
+        let terminating = obj.pointer("/metadata/deletionTimestamp").is_some();
+        let now = self.now();
+        if !opts.force {
+            let grace = if kind == Kind::Pod {
+                let bound = obj
+                    .pointer("/spec/nodeName")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| !n.is_empty());
+                let phase = obj
+                    .pointer("/status/phase")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let terminal = matches!(phase, "Succeeded" | "Failed");
+                let spec_grace = obj
+                    .pointer("/spec/terminationGracePeriodSeconds")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(30);
+                let g = opts.grace_period_seconds.unwrap_or(spec_grace).max(0);
+                if bound && !terminal {
+                    g
+                } else {
+                    0
+                }
+            } else {
+                0
+            };
+            if grace > 0 || has_finalizers(&obj) {
+                if terminating {
+                    return Ok(DeleteOutcome::Terminating(existing));
+                }
+                let when = now
+                    .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(grace))
+                    .unwrap_or(now);
+                if let Some(meta) = meta_mut(&mut obj) {
+                    meta.insert("deletionTimestamp".to_string(), json!(format_time(when)));
+                    meta.insert("deletionGracePeriodSeconds".to_string(), json!(grace));
+                }
+                let stored = Arc::new(finalize(kind, obj, st.rv + 1)?);
+                self.commit(st, EventType::Modified, stored.clone(), Some(existing));
+                return Ok(DeleteOutcome::Terminating(stored));
+            }
+        }
+        let stored = Arc::new(finalize(kind, obj, st.rv + 1)?);
+        self.commit(st, EventType::Deleted, stored.clone(), Some(existing));
+        self.collect_garbage(st, kind, &stored);
+        Ok(DeleteOutcome::Deleted(stored))
+    }
+
+    /// The garbage collector's share: a deleted DaemonSet takes its pods (gracefully) and
+    /// ControllerRevisions with it; a deleted namespace takes everything in it.
+    fn collect_garbage(&self, st: &mut State, kind: Kind, gone: &StoredObject) {
+        let mut victims: Vec<(Kind, super::Key)> = Vec::new();
+        match kind {
+            Kind::DaemonSet => {
+                let ns = gone.facts.namespace.clone().unwrap_or_default();
+                for dep in [Kind::Pod, Kind::ControllerRevision] {
+                    victims.extend(
+                        st.objects[dep.index()]
+                            .range((ns.clone(), String::new())..)
+                            .take_while(|(k, _)| k.0 == ns)
+                            .filter(|(_, o)| o.facts.owner_uids.contains(&gone.facts.uid))
+                            .map(|(k, _)| (dep, k.clone())),
+                    );
+                }
+            }
+            Kind::Namespace => {
+                let ns = gone.facts.name.clone();
+                for dep in Kind::ALL.into_iter().filter(|k| k.namespaced()) {
+                    victims.extend(
+                        st.objects[dep.index()]
+                            .range((ns.clone(), String::new())..)
+                            .take_while(|(k, _)| k.0 == ns)
+                            .map(|(k, _)| (dep, k.clone())),
+                    );
+                }
+            }
+            _ => {}
+        }
+        for (dep, k) in victims {
+            let opts = DeleteOptions {
+                force: dep != Kind::Pod,
+                ..DeleteOptions::default()
+            };
+            // A dependent already gone is fine.
+            let _ = self.delete_locked(st, dep, &k, &opts);
+        }
+    }
+}
