@@ -3,6 +3,10 @@
 pub mod explain;
 pub mod rollout;
 
+use crate::cluster::convert::{self, load, ConvertError};
+use crate::domain::facts::{DaemonSetFacts, NodeFacts};
+use std::path::Path;
+
 /// How the offline commands print their result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
@@ -15,6 +19,57 @@ pub enum OutputFormat {
 pub enum CliError {
     #[error("{path}: {detail}")]
     Input { path: String, detail: String },
+}
+
+/// Largest input file the offline commands read: a Node or DaemonSet dump is kilobytes, so
+/// anything bigger is a mistake (a log, a binary) and gets a clear error instead of a slow parse.
+const MAX_INPUT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The text of an input file, or a one-line error naming it.
+fn read_input(path: &Path) -> Result<String, CliError> {
+    let fail = |detail: String| CliError::Input {
+        path: path.display().to_string(),
+        detail,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    if meta.is_dir() {
+        return Err(fail("is a directory, not a file".into()));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(fail(format!(
+            "is {} bytes; a Node or DaemonSet dump is far smaller",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    String::from_utf8(bytes).map_err(|_| fail("is not UTF-8 text, so neither JSON nor YAML".into()))
+}
+
+/// A Node file as domain facts.
+pub(crate) fn read_node(path: &Path) -> Result<NodeFacts, CliError> {
+    let text = read_input(path)?;
+    let node = load::node_from_text(&text).map_err(|e| input_error(path, e))?;
+    Ok(convert::node_facts(&node))
+}
+
+/// A DaemonSet file as domain facts, defaulted as the API server would (§i.1).
+pub(crate) fn read_daemonset(path: &Path) -> Result<DaemonSetFacts, CliError> {
+    let text = read_input(path)?;
+    let ds = load::daemonset_from_text(&text).map_err(|e| input_error(path, e))?;
+    convert::daemonset_facts(&ds).map_err(|e| input_error(path, e))
+}
+
+fn input_error(path: &Path, err: ConvertError) -> CliError {
+    CliError::Input {
+        path: path.display().to_string(),
+        detail: err.to_string(),
+    }
+}
+
+/// JSON for people and scripts; serializing plain data cannot fail, but say so if it does.
+fn to_json(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value)
+        .unwrap_or_else(|e| format!("{{\"error\": \"cannot render JSON: {e}\"}}"))
 }
 
 /// Logs go to stderr through `tracing`, filtered by `RUST_LOG` (default `info`).

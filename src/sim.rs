@@ -6,7 +6,12 @@
 //! `run_standalone` is `daemonscope sim`.
 pub mod api;
 pub mod audit;
+pub mod clock;
+pub mod controller;
+pub mod generator;
 pub mod kubeconfig;
+pub mod kubelet;
+pub mod scenario;
 pub mod store;
 
 use std::net::SocketAddr;

@@ -102,17 +102,24 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Connects to the target. The demo handle (if any) must live as long as the server.
-async fn connect(target: &ClusterTarget) -> Result<(Connection, Option<()>), ClusterError> {
+async fn connect(
+    target: &ClusterTarget,
+) -> Result<(Connection, Option<crate::sim::SimHandle>), ClusterError> {
     match target {
         ClusterTarget::Kubeconfig { path, context } => Ok((
             connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
             None,
         )),
         ClusterTarget::Demo(source) => {
-            // Until the simulated cluster lands (issue 4), --demo says so instead of starting.
-            Err(ClusterError::Demo(format!(
-                "the embedded simulated cluster is not part of this build yet ({source:?})"
-            )))
+            let sim = crate::sim::start_in_process(source.clone())
+                .await
+                .map_err(|err| ClusterError::Demo(err.to_string()))?;
+            let conn = connect::from_config(
+                sim.kube_config(),
+                format!("demo cluster ({})", sim.url),
+                "demo-user".into(),
+            )?;
+            Ok((conn, Some(sim)))
         }
     }
 }
@@ -160,7 +167,7 @@ pub async fn start_watching(
 
 /// Serve the dashboard until interrupted.
 pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
-    let (conn, _sim) = connect(&options.target)
+    let (conn, sim) = connect(&options.target)
         .await
         .map_err(std::io::Error::other)?;
     tracing::info!(cluster = %conn.cluster, "connected");
@@ -180,6 +187,9 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
         .await;
     for task in watchers {
         task.abort();
+    }
+    if let Some(sim) = sim {
+        sim.shutdown().await;
     }
 
     result

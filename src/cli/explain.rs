@@ -1,8 +1,84 @@
-//! CONTRACT STUB: `daemonscope explain`.
-use super::{CliError, OutputFormat};
+//! `daemonscope explain`: why a DaemonSet's pod should (not) run on a node, from two dumps.
+//!
+//! Why offline: people debugging placement often have only `kubectl get -o yaml` output (from
+//! a ticket, a support bundle). The same rules as the dashboard answer from those files.
+
+use super::{read_daemonset, read_node, to_json, CliError, OutputFormat};
+use crate::domain::scheduling::{placement, Placement};
+use crate::domain::validation::{validate_daemonset, Invalid};
+use serde_json::json;
 use std::path::Path;
 
 /// Explain one node × DaemonSet pair from two files.
-pub fn run(_node: &Path, _daemonset: &Path, _output: OutputFormat) -> Result<String, CliError> {
-    todo!("contract stub")
+pub fn run(node: &Path, daemonset: &Path, output: OutputFormat) -> Result<String, CliError> {
+    let node = read_node(node)?;
+    let ds = read_daemonset(daemonset)?;
+    let placed = placement(&node, &ds.template);
+    let invalid = validate_daemonset(&ds);
+    let summary = verdict_sentence(&placed);
+    Ok(match output {
+        OutputFormat::Json => to_json(&json!({
+            "node": node.name,
+            "daemonset": ds.key(),
+            "shouldRun": placed.should_run,
+            "shouldContinueRunning": placed.should_continue_running,
+            "summary": summary,
+            "reasons": placed.reasons.iter().map(|r| json!({
+                "rule": r.rule,
+                "passed": r.passed,
+                "message": r.message,
+                "nodeValue": r.node_value,
+                "podValue": r.pod_value,
+                "fix": r.fix,
+            })).collect::<Vec<_>>(),
+            "invalid": invalid.iter().map(|i| json!({"field": i.field, "rule": i.rule})).collect::<Vec<_>>(),
+        })),
+        OutputFormat::Text => render_text(&node.name, &ds.key(), &placed, &summary, &invalid),
+    })
+}
+
+/// The controller's two booleans in one sentence (§a.2 summary table).
+fn verdict_sentence(p: &Placement) -> String {
+    match (p.should_run, p.should_continue_running) {
+        (true, _) => {
+            "should run here: the controller creates a daemon pod if there is none.".into()
+        }
+        (false, true) => "no new pod here, but an existing pod keeps running (shouldRun false, \
+                          shouldContinueRunning true)."
+            .into(),
+        (false, false) => {
+            "should not run here: no pod is created, and an existing one is deleted.".into()
+        }
+    }
+}
+
+fn render_text(node: &str, ds: &str, p: &Placement, summary: &str, invalid: &[Invalid]) -> String {
+    let mut out = format!(
+        "DaemonSet {ds} on node {node}: {summary}\nshouldRun={} shouldContinueRunning={}\n\nReasons:\n",
+        p.should_run, p.should_continue_running
+    );
+    for r in &p.reasons {
+        out.push_str(&format!(
+            "  [{}] {:?}: {}\n",
+            if r.passed { "pass" } else { "FAIL" },
+            r.rule,
+            r.message
+        ));
+        if !r.node_value.is_empty() {
+            out.push_str(&format!("         node: {}\n", r.node_value));
+        }
+        if !r.pod_value.is_empty() {
+            out.push_str(&format!("         pod:  {}\n", r.pod_value));
+        }
+        if let Some(fix) = &r.fix {
+            out.push_str(&format!("         fix:  {fix}\n"));
+        }
+    }
+    if !invalid.is_empty() {
+        out.push_str("\nThe API server would reject this DaemonSet (the verdict above is what the controller does with it anyway, §i.3):\n");
+        for i in invalid {
+            out.push_str(&format!("  {}: {}\n", i.field, i.rule));
+        }
+    }
+    out.trim_end().to_string()
 }

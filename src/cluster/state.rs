@@ -340,6 +340,10 @@ impl ClusterState {
     // ---- nodes -------------------------------------------------------------------------
 
     fn apply_node(&mut self, node: NodeFacts) -> Vec<Delta> {
+        if self.nodes.get(&node.name) == Some(&node) {
+            // A heartbeat or a field the rules do not read: nothing to recompute.
+            return Vec::new();
+        }
         let name = node.name.clone();
         let fresh_row = cells::node_row(&node, Vec::new());
         let old = self.nodes.insert(name.clone(), node);
@@ -442,8 +446,22 @@ impl ClusterState {
 
     fn apply_daemonset(&mut self, ds: DaemonSetFacts) -> Vec<Delta> {
         let key = ds.key();
-        let is_new = self.insert_daemonset_facts(ds).is_none();
-        self.column_deltas(&key, is_new)
+        let Some(old) = self.insert_daemonset_facts(ds) else {
+            return self.column_deltas(&key, true);
+        };
+        let cells_may_change = self.daemonsets.get(&key).is_none_or(|new| {
+            // Cells read the template (placement §a) and what makes a pod "updated" (§d.4);
+            // a status, generation or strategy change only moves the column's summary.
+            new.uid != old.uid
+                || new.template != old.template
+                || new.current_revision_hash != old.current_revision_hash
+                || new.template_generation != old.template_generation
+        });
+        if cells_may_change {
+            self.column_deltas(&key, false)
+        } else {
+            self.refresh_column_summary(&key).into_iter().collect()
+        }
     }
 
     /// Recomputes a whole column; a new column is sent whole, a known one as changed cells.

@@ -6,6 +6,8 @@
 //! dashboard uses the same pass to measure how much of the budget is in use. Writing the rules
 //! once keeps the two in step with each other and with Kubernetes.
 
+#[cfg(test)]
+mod convergence_tests;
 mod manage;
 mod rolling;
 mod sync;

@@ -29,6 +29,17 @@ fn one_line(message: &str) -> String {
     }
 }
 
+/// serde-saphyr's message is the problem and its location on the first line, then a
+/// source snippet over several lines: keep the first line only.
+fn yaml_detail(message: &str) -> String {
+    let first = message
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("unreadable YAML");
+    one_line(first.strip_prefix("error: ").unwrap_or(first))
+}
+
 /// The documents in the text: JSON when it starts with `{`, YAML otherwise (empty YAML
 /// documents, such as a trailing `---`, are skipped).
 fn documents(text: &str) -> Result<Vec<Value>, ConvertError> {
@@ -43,7 +54,7 @@ fn documents(text: &str) -> Result<Vec<Value>, ConvertError> {
     let docs: Vec<Value> =
         serde_saphyr::from_multiple::<Value>(text).map_err(|e| ConvertError::Syntax {
             format: "YAML",
-            detail: one_line(&e.to_string()),
+            detail: yaml_detail(&e.to_string()),
         })?;
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }

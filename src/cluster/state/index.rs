@@ -14,8 +14,9 @@ pub(crate) type CellKey = (String, String);
 #[derive(Debug, Default)]
 pub(crate) struct PodIndex {
     by_uid: HashMap<String, PodFacts>,
-    by_cell: HashMap<CellKey, Vec<String>>,
-    /// DaemonSet uid -> number of its pods per node name is not needed; only uids.
+    /// DaemonSet uid -> node name -> pod uids: a cell lookup borrows, never allocates.
+    by_cell: HashMap<String, HashMap<String, Vec<String>>>,
+    /// DaemonSet uid -> pod uids (pods without a target node included).
     by_owner: HashMap<String, Vec<String>>,
 }
 
@@ -51,7 +52,9 @@ impl PodIndex {
         }
         if let Some(cell) = cell_of(&pod) {
             self.by_cell
-                .entry(cell.clone())
+                .entry(cell.0.clone())
+                .or_default()
+                .entry(cell.1.clone())
                 .or_default()
                 .push(pod.uid.clone());
             if !touched.contains(&cell) {
@@ -78,10 +81,15 @@ impl PodIndex {
         let Some(cell) = cell_of(&old) else {
             return Vec::new();
         };
-        if let Some(list) = self.by_cell.get_mut(&cell) {
-            remove_from(list, uid);
-            if list.is_empty() {
-                self.by_cell.remove(&cell);
+        if let Some(nodes) = self.by_cell.get_mut(&cell.0) {
+            if let Some(list) = nodes.get_mut(&cell.1) {
+                remove_from(list, uid);
+                if list.is_empty() {
+                    nodes.remove(&cell.1);
+                }
+            }
+            if nodes.is_empty() {
+                self.by_cell.remove(&cell.0);
             }
         }
         vec![cell]
@@ -102,10 +110,10 @@ impl PodIndex {
 
     /// The pods of one DaemonSet (by uid) aimed at one node, oldest first (§c ordering).
     pub(crate) fn in_cell(&self, ds_uid: &str, node: &str) -> Vec<&PodFacts> {
-        let key = (ds_uid.to_string(), node.to_string());
         let mut pods: Vec<&PodFacts> = self
             .by_cell
-            .get(&key)
+            .get(ds_uid)
+            .and_then(|nodes| nodes.get(node))
             .map(|uids| uids.iter().filter_map(|u| self.by_uid.get(u)).collect())
             .unwrap_or_default();
         pods.sort_by(|a, b| (a.created, &a.name).cmp(&(b.created, &b.name)));

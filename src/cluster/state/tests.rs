@@ -498,3 +498,27 @@ fn the_rollout_detail_lists_every_node_with_its_pods_and_whether_they_are_update
     assert!(updated.contains(&true) && updated.contains(&false));
     assert!(s.detail("kube-system/nope", 5, NOW).is_err());
 }
+
+#[test]
+fn a_node_update_the_rules_do_not_read_sends_nothing() {
+    let mut s = cluster();
+    assert_eq!(s.apply(Projection::Node(node("a"))), Vec::new());
+}
+
+#[test]
+fn a_daemonset_status_update_moves_only_its_column_summary_c() {
+    let mut s = cluster();
+    let mut with_status = ds("log");
+    with_status.status = Some(crate::domain::DaemonSetStatusFacts {
+        observed_generation: 1,
+        desired_number_scheduled: 2,
+        ..Default::default()
+    });
+    let deltas = step(&mut s, |s| s.apply(Projection::DaemonSet(with_status)));
+    assert!(
+        deltas
+            .iter()
+            .all(|d| matches!(d, Delta::Column(c) if c.key == "kube-system/log")),
+        "{deltas:?}"
+    );
+}

@@ -137,3 +137,6 @@ fn summary(
         CellState::Surge => "Surge update in progress: an old and a new pod run here; the old one is deleted once the new one is available.".into(),
     }
 }
+
+#[cfg(test)]
+mod tests;

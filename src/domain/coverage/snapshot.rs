@@ -185,3 +185,6 @@ fn bounded(text: &str) -> String {
     cut.push('…');
     cut
 }
+
+#[cfg(test)]
+mod tests;

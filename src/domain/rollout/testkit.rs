@@ -146,3 +146,24 @@ pub(crate) fn refused(rule: Rule, should_continue_running: bool, fix: &str) -> P
         }],
     }
 }
+
+/// A Ready node without labels or taints.
+pub(crate) fn node(name: &str) -> NodeFacts {
+    NodeFacts {
+        name: name.into(),
+        uid: format!("uid-{name}"),
+        ready: Some(true),
+        ..Default::default()
+    }
+}
+
+/// A node with one taint (empty value).
+pub(crate) fn tainted(name: &str, key: &str, effect: TaintEffect) -> NodeFacts {
+    let mut n = node(name);
+    n.taints.push(Taint {
+        key: key.into(),
+        value: String::new(),
+        effect,
+    });
+    n
+}

@@ -1,0 +1,303 @@
+//! The live path at Kubernetes' documented limit: 5,000 nodes × 30 DaemonSets (150,000 pods).
+//!
+//! Run with `cargo bench --features ssr --bench live` (add `-- --nodes N --daemonsets D
+//! --events E --rate R` to change the size). The simulated cluster runs in a *child* process
+//! (this binary, re-invoked), so the resident memory measured is the dashboard's alone:
+//! watchers, compact store, cells and the live feed. Measured:
+//!
+//! - time from starting the watchers to ready (every watcher listed);
+//! - resident memory (VmRSS) after the sync;
+//! - latency from a change sent to the API server to the delta leaving `/api/live`
+//!   (p50, p99), under a churn of `rate` pod events per second.
+//!
+//! A change is a pod's `controller-revision-hash` label patched between the current and an
+//! old revision, so each one flips one cell between `ready` and `outdated`.
+
+use axum::body::Body;
+use axum::http::Request;
+use daemonscope::cluster::connect;
+use daemonscope::domain::view::{Delta, LiveMessage};
+use daemonscope::sim::{start_with, SimConfig};
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::json;
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tower::ServiceExt;
+
+type BenchResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+#[derive(Debug, Clone, Copy)]
+struct Size {
+    nodes: usize,
+    daemonsets: usize,
+    events: usize,
+    rate: u64,
+}
+
+fn parse_args() -> Size {
+    let mut size = Size {
+        nodes: 5000,
+        daemonsets: 30,
+        events: 1000,
+        rate: 100,
+    };
+    let args: Vec<String> = std::env::args().collect();
+    for pair in args.windows(2) {
+        let value = pair[1].parse::<u64>().ok();
+        match (pair[0].as_str(), value) {
+            ("--nodes", Some(v)) => size.nodes = v as usize,
+            ("--daemonsets", Some(v)) => size.daemonsets = v as usize,
+            ("--events", Some(v)) => size.events = v as usize,
+            ("--rate", Some(v)) => size.rate = v.max(1),
+            _ => {}
+        }
+    }
+    size
+}
+
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn node_name(i: usize) -> String {
+    format!("node-{i:05}")
+}
+
+fn ds_name(d: usize) -> String {
+    format!("agent-{d:02}")
+}
+
+/// Child process: a simulated cluster with every node running every DaemonSet's pod.
+async fn run_sim(size: Size) -> BenchResult {
+    let sim = start_with(SimConfig::default()).await?;
+    let store = &sim.store;
+    for i in 0..size.nodes {
+        let taints = if i % 10 == 0 {
+            json!([{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}])
+        } else {
+            json!([])
+        };
+        let node: Node = serde_json::from_value(json!({
+            "metadata": {"name": node_name(i), "labels": {"topology.kubernetes.io/zone": format!("zone-{}", i % 3)}},
+            "spec": {"taints": taints},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}
+        }))?;
+        store.create(node)?;
+    }
+    for d in 0..size.daemonsets {
+        let name = ds_name(d);
+        let ds: DaemonSet = serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": "kube-system"},
+            "spec": {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "c", "image": format!("{name}:1")}]}
+                }
+            }
+        }))?;
+        let ds = store.create(ds)?;
+        let owner = json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": name, "uid": ds.metadata.uid, "controller": true}]);
+        for (number, hash) in [(1, "old"), (2, "cur")] {
+            let rev: ControllerRevision = serde_json::from_value(json!({
+                "metadata": {"name": format!("{name}-{hash}"), "namespace": "kube-system",
+                             "labels": {"controller-revision-hash": hash}, "ownerReferences": owner},
+                "data": {}, "revision": number
+            }))?;
+            store.create(rev)?;
+        }
+        for i in 0..size.nodes {
+            let pod: Pod = serde_json::from_value(json!({
+                "metadata": {"name": format!("{name}-{}", node_name(i)), "namespace": "kube-system",
+                             "labels": {"app": name, "controller-revision-hash": "cur"}, "ownerReferences": owner},
+                "spec": {"nodeName": node_name(i), "containers": [{"name": "c", "image": format!("{name}:1")}]},
+                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+            }))?;
+            store.create(pod)?;
+        }
+    }
+    println!("URL {}", sim.url);
+    std::io::stdout().flush()?;
+    // Serve until the parent closes our stdin.
+    tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut line);
+    })
+    .await?;
+    Ok(())
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Parent: the dashboard against the child's cluster.
+async fn run_dashboard(size: Size) -> BenchResult {
+    let rss_start = rss_mb();
+    let exe = std::env::current_exe()?;
+    let mut child = std::process::Command::new(exe)
+        .args(std::env::args().skip(1))
+        .env("DAEMONSCOPE_BENCH_SIM", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("child stdout")?;
+    let url = tokio::task::spawn_blocking(move || {
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("URL ").map(str::to_string))
+    })
+    .await?
+    .ok_or("the simulated cluster did not start")?;
+    eprintln!(
+        "simulated cluster with {} nodes × {} DaemonSets at {url}",
+        size.nodes, size.daemonsets
+    );
+
+    let conn = connect::from_config(
+        kube::Config::new(url.parse()?),
+        "bench".into(),
+        "bench".into(),
+    )?;
+    let started = Instant::now();
+    let (live, _tasks) = daemonscope::web::start_watching(&conn, &[]).await;
+    while !live.is_ready() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let ready_after = started.elapsed();
+    let (nodes, dss, pods) = live.read(|s| s.counts());
+    let rss_synced = rss_mb();
+    println!(
+        "time to ready: {:.2} s ({nodes} nodes, {dss} DaemonSets, {pods} pods)",
+        ready_after.as_secs_f64()
+    );
+    println!("resident memory after sync: {rss_synced:.0} MB (process start: {rss_start:.0} MB)");
+
+    // One live client through the real router, as a browser.
+    let app = daemonscope::web::router(daemonscope::web::AppState::new(
+        ([127, 0, 0, 1], 0).into(),
+        live.clone(),
+    ));
+    let response = app
+        .oneshot(Request::get("/api/live").body(Body::empty())?)
+        .await?;
+    let mut body = response.into_body().into_data_stream();
+    let sent: Arc<Mutex<HashMap<(String, String), Instant>>> = Arc::default();
+    let latencies: Arc<Mutex<Vec<Duration>>> = Arc::default();
+    let (reader_sent, reader_lat) = (sent.clone(), latencies.clone());
+    let reader = tokio::spawn(async move {
+        let mut buffer = String::new();
+        while let Some(Ok(chunk)) = body.next().await {
+            let arrived = Instant::now();
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buffer.find("\n\n") {
+                let block: String = buffer.drain(..end + 2).collect();
+                let data: String = block
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                let Ok(LiveMessage::Deltas { deltas, .. }) =
+                    serde_json::from_str::<LiveMessage>(&data)
+                else {
+                    continue;
+                };
+                for delta in deltas {
+                    if let Delta::Cell {
+                        node, daemonset, ..
+                    } = delta
+                    {
+                        let t0 = reader_sent
+                            .lock()
+                            .ok()
+                            .and_then(|mut m| m.remove(&(node, daemonset)));
+                        if let (Some(t0), Ok(mut l)) = (t0, reader_lat.lock()) {
+                            l.push(arrived - t0);
+                        }
+                    }
+                }
+            }
+        }
+    });
+
+    // Churn: `rate` pod events per second through the API server, as another client.
+    let writer = kube::Client::try_from(kube::Config::new(url.parse()?))?;
+    let pods_api: Api<Pod> = Api::namespaced(writer, "kube-system");
+    let interval = Duration::from_secs_f64(1.0 / size.rate as f64);
+    let mut ticker = tokio::time::interval(interval);
+    let mut flipped: HashMap<String, bool> = HashMap::new();
+    for n in 0..size.events {
+        ticker.tick().await;
+        let (d, i) = (n % size.daemonsets, (n * 7919) % size.nodes);
+        let name = format!("{}-{}", ds_name(d), node_name(i));
+        let old = flipped.entry(name.clone()).or_insert(false);
+        *old = !*old;
+        let hash = if *old { "old" } else { "cur" };
+        let patch = json!({"metadata": {"labels": {"controller-revision-hash": hash}}});
+        if let Ok(mut m) = sent.lock() {
+            m.insert(
+                (node_name(i), format!("kube-system/{}", ds_name(d))),
+                Instant::now(),
+            );
+        }
+        let api = pods_api.clone();
+        tokio::spawn(async move {
+            if let Err(err) = api
+                .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+            {
+                eprintln!("patch {name}: {err}");
+            }
+        });
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    reader.abort();
+    let mut lat = latencies.lock().map(|l| l.clone()).unwrap_or_default();
+    lat.sort();
+    println!(
+        "change -> delta latency over {} of {} events at {}/s: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        lat.len(),
+        size.events,
+        size.rate,
+        percentile(&lat, 0.50).as_secs_f64() * 1e3,
+        percentile(&lat, 0.99).as_secs_f64() * 1e3,
+        lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+    );
+    println!("resident memory after churn: {:.0} MB", rss_mb());
+    drop(child.stdin.take());
+    let _ = child.wait();
+    Ok(())
+}
+
+fn main() -> BenchResult {
+    // `cargo bench` passes `--bench`; a test run (`cargo test --benches`) has nothing to do.
+    if !std::env::args().any(|a| a == "--bench")
+        && std::env::var_os("DAEMONSCOPE_BENCH_SIM").is_none()
+    {
+        return Ok(());
+    }
+    let size = parse_args();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    if std::env::var_os("DAEMONSCOPE_BENCH_SIM").is_some() {
+        runtime.block_on(run_sim(size))
+    } else {
+        runtime.block_on(run_dashboard(size))
+    }
+}
