@@ -21,8 +21,6 @@ use std::time::Duration;
 
 use api::{ApiSettings, ApiState};
 use audit::AuditLog;
-use clock::SimClock;
-use controller::Controllers;
 use store::{Store, StoreSettings};
 
 /// Where the simulated cluster's initial objects come from.
@@ -33,6 +31,14 @@ pub enum ScenarioSource {
 }
 
 impl ScenarioSource {
+    /// How messages name this source: the path, or the generator spec.
+    pub fn describe(&self) -> String {
+        match self {
+            ScenarioSource::File(path) => path.display().to_string(),
+            ScenarioSource::Generate(spec) => format!("generated cluster `{spec}`"),
+        }
+    }
+
     /// From the `sim` command's flags; the demo scenario when neither is given.
     pub fn from_args(scenario: Option<PathBuf>, generate: Option<String>) -> Self {
         match (scenario, generate) {
@@ -79,10 +85,6 @@ pub enum SimError {
 pub struct SimConfig {
     /// Initial objects; None starts an empty cluster (tests that create through the API).
     pub source: Option<ScenarioSource>,
-    /// Run the DaemonSet controller, kubelet stand-in and scheduled updates. Off by default
-    /// for `start_with` (tests that stage objects by hand want them left alone);
-    /// `start_in_process` and `run_standalone` turn it on.
-    pub run_controllers: bool,
     pub listen: SocketAddr,
     pub allow_non_loopback: bool,
     pub store: StoreSettings,
@@ -93,7 +95,6 @@ impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
             source: None,
-            run_controllers: false,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             allow_non_loopback: false,
             store: StoreSettings::default(),
@@ -109,11 +110,10 @@ pub struct SimHandle {
     pub addr: SocketAddr,
     pub store: Store,
     pub audit: AuditLog,
-    /// The simulated clock (runs at the scenario's speed).
-    pub clock: SimClock,
     stop: tokio::sync::watch::Sender<bool>,
     server: Option<tokio::task::JoinHandle<()>>,
-    controllers: Option<Controllers>,
+    /// The DaemonSet controller and kubelet stand-in (None for an empty, API-only cluster).
+    controllers: Option<controller::Controllers>,
 }
 
 impl std::fmt::Debug for SimHandle {
@@ -144,10 +144,10 @@ impl SimHandle {
 
     /// Stop serving: open watches end, then the listener closes.
     pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
         if let Some(controllers) = self.controllers.take() {
             controllers.shutdown().await;
         }
-        let _ = self.stop.send(true);
         if let Some(server) = self.server.take() {
             let abort = server.abort_handle();
             if tokio::time::timeout(Duration::from_secs(5), server)
@@ -163,24 +163,27 @@ impl SimHandle {
 impl Drop for SimHandle {
     fn drop(&mut self) {
         let _ = self.stop.send(true);
+        if let Some(controllers) = &self.controllers {
+            controllers.stop();
+        }
         if let Some(server) = self.server.take() {
             server.abort();
         }
     }
 }
 
-fn source_name(source: &ScenarioSource) -> String {
-    match source {
-        ScenarioSource::File(path) => path.display().to_string(),
-        ScenarioSource::Generate(spec) => format!("--generate {spec}"),
-    }
+/// Load the scenario (file or generator) and put its objects into the store.
+fn load_scenario(source: &ScenarioSource) -> Result<scenario::Scenario, SimError> {
+    scenario::load(source).map_err(|err| SimError::Scenario {
+        source_name: source.describe(),
+        message: err.to_string(),
+    })
 }
 
-/// Start the simulated cluster on a loopback port, loaded from `source`, controllers running.
+/// Start the simulated cluster on a loopback port, loaded from `source`.
 pub async fn start_in_process(source: ScenarioSource) -> Result<SimHandle, SimError> {
     start_with(SimConfig {
         source: Some(source),
-        run_controllers: true,
         ..SimConfig::default()
     })
     .await
@@ -194,27 +197,36 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         });
     }
     let scenario = match &config.source {
-        Some(source) => scenario::load(source).map_err(|e| SimError::Scenario {
-            source_name: source_name(source),
-            message: e.to_string(),
-        })?,
-        None => scenario::Scenario::empty("empty cluster"),
+        Some(source) => Some(load_scenario(source)?),
+        None => None,
     };
-    let clock = SimClock::new(scenario.settings.speed);
+    let settings = scenario
+        .as_ref()
+        .map(|s| s.settings.clone())
+        .unwrap_or_default();
+    let clock = clock::SimClock::new(settings.speed);
     let store = Store::new(StoreSettings {
         now: clock.now_fn(),
         ..config.store.clone()
     });
-    scenario::apply(&scenario, &store).map_err(|e| SimError::Scenario {
-        source_name: scenario.source_name.clone(),
-        message: e.to_string(),
-    })?;
-    for skipped in &scenario.skipped {
-        tracing::info!(source = %scenario.source_name, %skipped, "scenario document skipped: the simulated cluster does not hold this kind");
+    if let Some(scenario) = &scenario {
+        scenario::apply(scenario, &store).map_err(|err| SimError::Scenario {
+            source_name: scenario.source_name.clone(),
+            message: err.to_string(),
+        })?;
+        tracing::info!(
+            source = %scenario.source_name,
+            nodes = scenario.nodes.len(),
+            daemonsets = scenario.daemonsets.len(),
+            pods = scenario.pods.len(),
+            "scenario loaded"
+        );
     }
-    let controllers = config
-        .run_controllers
-        .then(|| controller::spawn(store.clone(), scenario.settings.clone(), clock));
+    // Without a scenario (API tests that create everything themselves) no controller runs,
+    // so the objects stay exactly as the test wrote them.
+    let controllers = scenario
+        .is_some()
+        .then(|| controller::spawn(store.clone(), settings, clock));
     let audit = AuditLog::new();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let state = ApiState {
@@ -250,7 +262,6 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         store,
         audit,
         stop,
-        clock,
         server: Some(server),
         controllers,
     })
@@ -260,7 +271,6 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
 pub async fn run_standalone(options: SimOptions) -> Result<(), std::io::Error> {
     let config = SimConfig {
         source: Some(options.source.clone()),
-        run_controllers: true,
         listen: options.listen,
         allow_non_loopback: options.allow_non_loopback,
         ..SimConfig::default()

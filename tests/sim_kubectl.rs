@@ -599,7 +599,6 @@ async fn kubectl_set_image_rollout_status_and_delete_node_drive_the_controller()
     std::fs::write(&scenario, CONTROLLED).expect("scenario");
     let config = SimConfig {
         source: Some(daemonscope::sim::ScenarioSource::File(scenario)),
-        run_controllers: true,
         ..SimConfig::default()
     };
     let sim = start_with(config).await.expect("sim starts");
