@@ -80,11 +80,15 @@ async fn main() -> BenchResult {
     let mut scheduled_at = None;
     let deadline = Duration::from_secs(900);
     // Pods on the generated NotReady nodes never become available, so "available" is done
-    // when it stops growing (2 s without change) after everything is scheduled.
+    // when it stops growing (10 s without change) after everything is scheduled.
     let (mut last_available, mut stable_since) = (-1, Instant::now());
     let (desired, available) = loop {
         tokio::time::sleep(Duration::from_millis(250)).await;
         let (desired, current, available) = progress(&store);
+        let seconds = t1.elapsed().as_secs();
+        if seconds > 0 && seconds.is_multiple_of(10) && t1.elapsed().subsec_millis() < 250 {
+            println!("  {seconds:>4} s: desired {desired}, scheduled {current}, available {available}, {:.0} MiB", rss_mib());
+        }
         if desired > 0 && current == desired && scheduled_at.is_none() {
             scheduled_at = Some(t1.elapsed());
         }
@@ -92,7 +96,7 @@ async fn main() -> BenchResult {
             (last_available, stable_since) = (available, Instant::now());
         }
         if scheduled_at.is_some()
-            && (available == desired || stable_since.elapsed() > Duration::from_secs(2))
+            && (available == desired || stable_since.elapsed() > Duration::from_secs(10))
         {
             break (desired, available);
         }
