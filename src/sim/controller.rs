@@ -37,6 +37,11 @@ pub struct Controllers {
 }
 
 impl Controllers {
+    /// Tells every controller task to stop, without waiting (for `Drop` paths).
+    pub fn stop(&self) {
+        let _ = self.shutdown.send(true);
+    }
+
     /// Stops every controller task and waits for them.
     pub async fn shutdown(self) {
         let _ = self.shutdown.send(true);
