@@ -105,7 +105,8 @@ impl LiveHub {
             return outcome.map(|_| ());
         }
         if changes.contains(&Change::Reset) {
-            self.cluster.set(state.snapshot().map(|s| s.cluster.clone()));
+            self.cluster
+                .set(state.snapshot().map(|s| s.cluster.clone()));
         }
         if changes
             .iter()
