@@ -49,6 +49,8 @@ pub struct LiveHub {
     pub counts: RwSignal<Option<[usize; 8]>>,
     /// Last applied version (0 before the first snapshot); tests and the footer read it.
     pub version: RwSignal<u64>,
+    /// Cluster and context from the last snapshot (headers of pages without their own).
+    pub cluster: RwSignal<Option<String>>,
 }
 
 impl LiveHub {
@@ -62,6 +64,7 @@ impl LiveHub {
             health: RwSignal::new(None),
             counts: RwSignal::new(None),
             version: RwSignal::new(0),
+            cluster: RwSignal::new(None),
         }
     }
 
@@ -100,6 +103,10 @@ impl LiveHub {
         };
         if changes.is_empty() {
             return outcome.map(|_| ());
+        }
+        if changes.contains(&Change::Reset) {
+            self.cluster
+                .set(state.snapshot().map(|s| s.cluster.clone()));
         }
         if changes
             .iter()

@@ -1,5 +1,8 @@
 //! Thin `#[server]` functions: state from context, then the live store, then a DTO.
 //!
+//! Each has a fixed endpoint (`/api/<name>`), not the default hashed one: the default hash
+//! includes the build directory, so a WASM bundle built elsewhere would 404 on every call.
+//!
 //! Why thin: every rule lives in `domain` and every cluster read in `cluster::Live`; these
 //! only find the state leptos_axum provides (`web::AppState`) and turn lookups into errors a
 //! person can read. They compile for the browser as calls and on the server as bodies.
@@ -17,13 +20,13 @@ fn live() -> Result<std::sync::Arc<crate::cluster::Live>, ServerFnError> {
 
 /// The current coverage matrix; the page renders it on the server and hydrates from it.
 /// Its `health` says which resources are still listing, stale or denied.
-#[server]
+#[server(endpoint = "matrix")]
 pub async fn get_matrix() -> Result<MatrixSnapshot, ServerFnError> {
     Ok(live()?.snapshot())
 }
 
 /// Why one cell (node × `namespace/name`) is what it is.
-#[server]
+#[server(endpoint = "explain_cell")]
 pub async fn explain_cell(
     node: String,
     daemonset: String,
@@ -34,7 +37,7 @@ pub async fn explain_cell(
 }
 
 /// A DaemonSet's rollout page (`namespace/name`): budget, verdict and node-by-node progress.
-#[server]
+#[server(endpoint = "daemonset")]
 pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, ServerFnError> {
     live()?
         .detail(&daemonset)

@@ -6,7 +6,12 @@
 //! `run_standalone` is `daemonscope sim`.
 pub mod api;
 pub mod audit;
+pub mod clock;
+pub mod controller;
+pub mod generator;
 pub mod kubeconfig;
+pub mod kubelet;
+pub mod scenario;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -26,6 +31,14 @@ pub enum ScenarioSource {
 }
 
 impl ScenarioSource {
+    /// How messages name this source: the path, or the generator spec.
+    pub fn describe(&self) -> String {
+        match self {
+            ScenarioSource::File(path) => path.display().to_string(),
+            ScenarioSource::Generate(spec) => format!("generated cluster `{spec}`"),
+        }
+    }
+
     /// From the `sim` command's flags; the demo scenario when neither is given.
     pub fn from_args(scenario: Option<PathBuf>, generate: Option<String>) -> Self {
         match (scenario, generate) {
@@ -99,6 +112,8 @@ pub struct SimHandle {
     pub audit: AuditLog,
     stop: tokio::sync::watch::Sender<bool>,
     server: Option<tokio::task::JoinHandle<()>>,
+    /// The DaemonSet controller and kubelet stand-in (None for an empty, API-only cluster).
+    controllers: Option<controller::Controllers>,
 }
 
 impl std::fmt::Debug for SimHandle {
@@ -130,6 +145,9 @@ impl SimHandle {
     /// Stop serving: open watches end, then the listener closes.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
+        if let Some(controllers) = self.controllers.take() {
+            controllers.shutdown().await;
+        }
         if let Some(server) = self.server.take() {
             let abort = server.abort_handle();
             if tokio::time::timeout(Duration::from_secs(5), server)
@@ -145,21 +163,21 @@ impl SimHandle {
 impl Drop for SimHandle {
     fn drop(&mut self) {
         let _ = self.stop.send(true);
+        if let Some(controllers) = &self.controllers {
+            controllers.stop();
+        }
         if let Some(server) = self.server.take() {
             server.abort();
         }
     }
 }
 
-/// Load the scenario's objects into the store.
-fn load_scenario(source: &ScenarioSource, _store: &Store) -> Result<(), SimError> {
-    // The scenario loader and generator live in the controller modules (issue 4, written in
-    // parallel); until they are wired in here, the cluster starts empty and says so.
-    tracing::warn!(
-        ?source,
-        "scenario loading is not wired in yet: the simulated cluster starts empty"
-    );
-    Ok(())
+/// Load the scenario (file or generator) and put its objects into the store.
+fn load_scenario(source: &ScenarioSource) -> Result<scenario::Scenario, SimError> {
+    scenario::load(source).map_err(|err| SimError::Scenario {
+        source_name: source.describe(),
+        message: err.to_string(),
+    })
 }
 
 /// Start the simulated cluster on a loopback port, loaded from `source`.
@@ -178,10 +196,37 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
             addr: config.listen,
         });
     }
-    let store = Store::new(config.store.clone());
-    if let Some(source) = &config.source {
-        load_scenario(source, &store)?;
+    let scenario = match &config.source {
+        Some(source) => Some(load_scenario(source)?),
+        None => None,
+    };
+    let settings = scenario
+        .as_ref()
+        .map(|s| s.settings.clone())
+        .unwrap_or_default();
+    let clock = clock::SimClock::new(settings.speed);
+    let store = Store::new(StoreSettings {
+        now: clock.now_fn(),
+        ..config.store.clone()
+    });
+    if let Some(scenario) = &scenario {
+        scenario::apply(scenario, &store).map_err(|err| SimError::Scenario {
+            source_name: scenario.source_name.clone(),
+            message: err.to_string(),
+        })?;
+        tracing::info!(
+            source = %scenario.source_name,
+            nodes = scenario.nodes.len(),
+            daemonsets = scenario.daemonsets.len(),
+            pods = scenario.pods.len(),
+            "scenario loaded"
+        );
     }
+    // Without a scenario (API tests that create everything themselves) no controller runs,
+    // so the objects stay exactly as the test wrote them.
+    let controllers = scenario
+        .is_some()
+        .then(|| controller::spawn(store.clone(), settings, clock));
     let audit = AuditLog::new();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let state = ApiState {
@@ -218,6 +263,7 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         audit,
         stop,
         server: Some(server),
+        controllers,
     })
 }
 

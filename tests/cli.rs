@@ -198,6 +198,18 @@ fn explain_json_has_structured_reasons_with_fixes() {
         }
     }
     assert_eq!(v["invalid"], serde_json::json!([]));
+    let keys: Vec<&str> = v["podTolerations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["key"].as_str())
+        .collect();
+    assert_eq!(
+        keys.len(),
+        6,
+        "§b: the six automatic tolerations, no hostNetwork: {keys:?}"
+    );
+    assert_eq!(keys[0], "node.kubernetes.io/not-ready");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! a ticket, a support bundle). The same rules as the dashboard answer from those files.
 
 use super::{read_daemonset, read_node, to_json, CliError, OutputFormat};
-use crate::domain::scheduling::{placement, Placement};
+use crate::domain::scheduling::{daemon_pod_tolerations, placement, Placement};
 use crate::domain::validation::{validate_daemonset, Invalid};
 use serde_json::json;
 use std::path::Path;
@@ -30,6 +30,13 @@ pub fn run(node: &Path, daemonset: &Path, output: OutputFormat) -> Result<String
                 "nodeValue": r.node_value,
                 "podValue": r.pod_value,
                 "fix": r.fix,
+            })).collect::<Vec<_>>(),
+            "podTolerations": daemon_pod_tolerations(&ds.template).iter().map(|t| json!({
+                "key": t.key,
+                "operator": t.operator,
+                "value": t.value,
+                "effect": t.effect,
+                "tolerationSeconds": t.toleration_seconds,
             })).collect::<Vec<_>>(),
             "invalid": invalid.iter().map(|i| json!({"field": i.field, "rule": i.rule})).collect::<Vec<_>>(),
         })),

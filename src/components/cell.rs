@@ -5,7 +5,7 @@
 //! (a public contract, issue 3). The state is a signal of its own, so a live change
 //! re-renders this cell only.
 
-use super::state_look::{state_name, state_phrase, state_symbol};
+use super::state_look::{state_label, state_name, state_symbol};
 use crate::domain::coverage::CellState;
 use leptos::prelude::*;
 
@@ -27,7 +27,7 @@ pub fn MatrixCell(
 ) -> impl IntoView {
     let label = {
         let (node, daemonset) = (node.clone(), daemonset.clone());
-        move || format!("{daemonset} on {node}: {}", state_phrase(state.get()))
+        move || format!("{daemonset} on {node}: {}", state_label(state.get()))
     };
     let click = {
         let (node, daemonset) = (node.clone(), daemonset.clone());

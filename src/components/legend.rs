@@ -1,7 +1,7 @@
 //! The legend: every cell state with its symbol, meaning and count; each entry filters the
 //! matrix to rows with that state.
 
-use super::state_look::{state_name, state_phrase, state_symbol, ALL_STATES};
+use super::state_look::{state_label, state_name, state_symbol, ALL_STATES};
 use leptos::prelude::*;
 
 /// The state legend with live counts.
@@ -18,7 +18,7 @@ pub fn Legend(
             let name = state_name(*s);
             view! {
                 <li>
-                    <a class="legend-item" href=format!("?state={name}") data-legend=name title=state_phrase(*s)>
+                    <a class="legend-item" href=format!("?state={name}") data-legend=name title=state_label(*s)>
                         <span class="cell legend-swatch" data-state=name aria-hidden="true">
                             {state_symbol(*s)}
                         </span>

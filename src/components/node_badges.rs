@@ -17,6 +17,15 @@ fn bounded(s: &str) -> String {
     }
 }
 
+/// A label as it fits in a row: the key without its DNS prefix; `role` for node-role keys.
+pub fn short_label(key: &str, value: &str) -> String {
+    if let Some(role) = key.strip_prefix("node-role.kubernetes.io/") {
+        return bounded(&format!("role={role}"));
+    }
+    let key = key.rsplit('/').next().unwrap_or(key);
+    bounded(&format!("{key}={value}"))
+}
+
 /// The readiness badge text and its `data-badge` kind.
 pub fn readiness(ready: Option<bool>) -> (&'static str, &'static str) {
     match ready {
@@ -58,18 +67,11 @@ pub fn NodeBadges(
                         }
                     })
                     .collect_view();
-                let labels = r
-                    .labels
-                    .iter()
-                    .map(|(k, v)| {
-                        let full = format!("{k}={v}");
-                        view! {
-                            <span class="badge" data-badge="label" title=full.clone()>
-                                {bounded(&full)}
-                            </span>
-                        }
-                    })
-                    .collect_view();
+                let labels = (!r.labels.is_empty()).then(|| {
+                    let full = r.labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n");
+                    let short = r.labels.iter().map(|(k, v)| short_label(k, v)).collect::<Vec<_>>().join(" · ");
+                    view! { <span class="labels" title=full>{short}</span> }
+                });
                 view! {
                     <span class="badge" data-badge=kind>{text}</span>
                     {cordon}
@@ -90,6 +92,26 @@ mod tests {
         assert_eq!(readiness(Some(true)).1, "ready");
         assert_eq!(readiness(Some(false)).0, "NotReady");
         assert_eq!(readiness(None).0, "Unknown");
+    }
+
+    #[test]
+    fn labels_lose_their_prefix_and_roles_read_as_role() {
+        let cases = [
+            (
+                "topology.kubernetes.io/zone",
+                "eu-west-1a",
+                "zone=eu-west-1a",
+            ),
+            (
+                "node-role.kubernetes.io/control-plane",
+                "",
+                "role=control-plane",
+            ),
+            ("workload-type", "gpu", "workload-type=gpu"),
+        ];
+        for (k, v, want) in cases {
+            assert_eq!(short_label(k, v), want);
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub struct GaugeModel {
     pub percent: i64,
     /// In use exceeds the budget.
     pub over: bool,
-    /// One line for people: "1 of 1 unavailable node" or why there is no budget.
+    /// One line for people: "1 unavailable of 1 allowed (maxUnavailable)" or why there is none.
     pub text: String,
 }
 
@@ -47,13 +47,13 @@ pub fn gauge_model(col: &DaemonSetColumn) -> GaugeModel {
         };
     }
     let surge = col.max_surge.unwrap_or(0) > 0;
-    let (budget_name, budget, unit) = if surge {
-        ("maxSurge", col.max_surge.unwrap_or(0), "surge pod")
+    let (budget_name, budget, what) = if surge {
+        ("maxSurge", col.max_surge.unwrap_or(0), "surging")
     } else {
         (
             "maxUnavailable",
             col.max_unavailable.unwrap_or(0),
-            "unavailable node",
+            "unavailable",
         )
     };
     let in_use = col.budget_in_use.max(0);
@@ -64,14 +64,13 @@ pub fn gauge_model(col: &DaemonSetColumn) -> GaugeModel {
     } else {
         0
     };
-    let plural = if budget == 1 { "" } else { "s" };
     GaugeModel {
         budget_name,
         in_use,
         budget: Some(budget),
         percent,
         over: in_use > budget,
-        text: format!("{in_use} of {budget} {unit}{plural} ({budget_name})"),
+        text: format!("{in_use} {what} of {budget} allowed ({budget_name})"),
     }
 }
 
@@ -166,14 +165,14 @@ mod tests {
             (g.budget_name, g.in_use, g.budget, g.percent, g.over),
             ("maxUnavailable", 1, Some(1), 100, false)
         );
-        assert_eq!(g.text, "1 of 1 unavailable node (maxUnavailable)");
+        assert_eq!(g.text, "1 unavailable of 1 allowed (maxUnavailable)");
     }
 
     #[test]
     fn with_max_surge_above_zero_the_budget_is_surge_pods_d2() {
         let g = gauge_model(&col("RollingUpdate", Some(0), Some(2), 1));
         assert_eq!((g.budget_name, g.percent), ("maxSurge", 50));
-        assert_eq!(g.text, "1 of 2 surge pods (maxSurge)");
+        assert_eq!(g.text, "1 surging of 2 allowed (maxSurge)");
     }
 
     #[test]

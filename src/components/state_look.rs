@@ -62,10 +62,15 @@ pub fn state_phrase(state: CellState) -> &'static str {
         CellState::Surge => "old and new pod during a surge update",
         CellState::Unready => "pod not ready",
         CellState::Pending => "pod pending",
-        CellState::Missing => "missing: should run, no pod",
-        CellState::Misscheduled => "misscheduled: pod where it should not run",
-        CellState::Excluded => "excluded: should not run here",
+        CellState::Missing => "should run, no pod",
+        CellState::Misscheduled => "a pod where it should not run",
+        CellState::Excluded => "should not run here",
     }
+}
+
+/// "name: phrase", for accessible labels and tooltips.
+pub fn state_label(state: CellState) -> String {
+    format!("{}: {}", state_name(state), state_phrase(state))
 }
 
 /// Where a state sits in [`ALL_STATES`], for per-state counters.

@@ -1,64 +1,24 @@
 //! The DaemonSet page (`/ds/:namespace/:name`): its rollout node by node, the budget gauge
 //! and the verdict `kubectl rollout status` would print, kept live.
 //!
-//! Data: the matrix column of this DaemonSet (one state per node), cut on the server so the
-//! page ships one column, not the matrix; then the live hub's copy.
+//! Data: `get_daemonset` (column summary, revision, and per node the state, shouldRun and
+//! pods), server-rendered; then cell states and the summary follow the live hub, and the
+//! per-node pods are re-read in the background when this DaemonSet changes.
 
 use super::explainer::Explainer;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
-use crate::components::explanation::ExplanationPanel;
+use crate::components::explanation::{format_age, ExplanationPanel};
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::state_look::{state_index, state_name, state_symbol, ALL_STATES};
 use crate::domain::coverage::CellState;
-use crate::domain::view::{DaemonSetColumn, MatrixSnapshot, ResourceHealth};
+use crate::domain::view::{DaemonSetDetail, NodeProgress, PodSummary};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::get_matrix;
+use crate::server_fns::get_daemonset;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-/// One DaemonSet's column of the matrix.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DaemonSetDetail {
-    /// Cluster and context (header).
-    pub cluster: String,
-    /// Counts, budget, verdict.
-    pub column: DaemonSetColumn,
-    /// (node, state) for every node, in node-name order.
-    pub nodes: Vec<(String, CellState)>,
-    /// Resource health (banner).
-    pub health: Vec<ResourceHealth>,
-}
-
-/// Cuts the detail of `key` (`namespace/name`) out of a snapshot; `None` if it is not there.
-pub fn daemonset_detail(snapshot: &MatrixSnapshot, key: &str) -> Option<DaemonSetDetail> {
-    let c = snapshot.daemonsets.iter().position(|d| d.key == key)?;
-    let mut nodes: Vec<(String, CellState)> = snapshot
-        .nodes
-        .iter()
-        .filter_map(|r| r.cells.get(c).map(|s| (r.name.clone(), *s)))
-        .collect();
-    nodes.sort_by(|a, b| a.0.cmp(&b.0));
-    Some(DaemonSetDetail {
-        cluster: snapshot.cluster.clone(),
-        column: snapshot.daemonsets[c].clone(),
-        nodes,
-        health: snapshot.health.clone(),
-    })
-}
-
-async fn load_detail(hub: LiveHub, key: String) -> Result<Option<DaemonSetDetail>, ServerFnError> {
-    if let Some(found) = hub
-        .with_state(|s| s.snapshot().map(|snap| daemonset_detail(snap, &key)))
-        .flatten()
-    {
-        return Ok(found);
-    }
-    get_matrix().await.map(|m| daemonset_detail(&m, &key))
-}
 
 /// The DaemonSet page.
 #[component]
@@ -74,11 +34,7 @@ pub fn DaemonSetPage() -> impl IntoView {
             )
         })
     });
-    let hub_for_load = hub.clone();
-    let detail = Resource::new(
-        move || key.get(),
-        move |k| load_detail(hub_for_load.clone(), k),
-    );
+    let detail = Resource::new(move || key.get(), get_daemonset);
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the DaemonSet…"</p> }>
             {move || {
@@ -86,23 +42,16 @@ pub fn DaemonSetPage() -> impl IntoView {
                 Suspend::new(async move {
                     let k = key.get_untracked();
                     match detail.await {
-                        Ok(Some(d)) => view! { <DaemonSetView detail=d hub=hub/> }.into_any(),
-                        Ok(None) => {
+                        Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub/> }.into_any(),
+                        Err(e) => {
                             view! {
-                                <TopBar cluster="" conn=hub.conn/>
+                                <TopBar cluster=Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())) conn=hub.conn/>
                                 <div class="content">
                                     <p class="not-found" data-testid="ds-not-found">
-                                        "No DaemonSet "<code>{k}</code>" in this cluster. "
+                                        "Cannot show DaemonSet "<code>{k}</code>": "{e.to_string()}" "
                                         <a href="/">"Back to the matrix"</a>
                                     </p>
                                 </div>
-                            }
-                                .into_any()
-                        }
-                        Err(e) => {
-                            view! {
-                                <TopBar cluster="unknown cluster" conn=hub.conn/>
-                                <div class="banner" role="alert">"Cannot load the DaemonSet: "{e.to_string()}</div>
                             }
                                 .into_any()
                         }
@@ -113,102 +62,158 @@ pub fn DaemonSetPage() -> impl IntoView {
     }
 }
 
+/// One node of the rollout, with signals for what changes.
 #[derive(Clone)]
-struct NodeChip {
-    name: String,
+struct ProgressRow {
+    node: String,
     state: RwSignal<CellState>,
+    should_run: RwSignal<bool>,
+    pods: RwSignal<Vec<PodSummary>>,
+}
+
+/// Nodes worth a row: where it should run, or has a pod, or is not plainly excluded. On a
+/// 5,000-node cluster a gpu-only DaemonSet would otherwise list 4,990 empty rows.
+fn relevant(nodes: &[NodeProgress]) -> Vec<&NodeProgress> {
+    nodes
+        .iter()
+        .filter(|n| n.should_run || !n.pods.is_empty() || n.state != CellState::Excluded)
+        .collect()
+}
+
+fn progress_rows(nodes: &[NodeProgress]) -> Vec<ProgressRow> {
+    relevant(nodes)
+        .into_iter()
+        .map(|n: &NodeProgress| ProgressRow {
+            node: n.node.clone(),
+            state: RwSignal::new(n.state),
+            should_run: RwSignal::new(n.should_run),
+            pods: RwSignal::new(n.pods.clone()),
+        })
+        .collect()
+}
+
+/// Brings the rows to a fresh detail, touching only what changed.
+fn reconcile(rows: RwSignal<Vec<ProgressRow>>, all: &[NodeProgress]) {
+    let nodes = relevant(all);
+    let same = rows.with_untracked(|rs| {
+        rs.len() == nodes.len() && rs.iter().zip(&nodes).all(|(r, n)| r.node == n.node)
+    });
+    if !same {
+        rows.set(progress_rows(all));
+        return;
+    }
+    rows.with_untracked(|rs| {
+        for (r, n) in rs.iter().zip(&nodes) {
+            if r.state.get_untracked() != n.state {
+                r.state.set(n.state);
+            }
+            if r.should_run.get_untracked() != n.should_run {
+                r.should_run.set(n.should_run);
+            }
+            if r.pods.with_untracked(|p| *p != n.pods) {
+                r.pods.set(n.pods.clone());
+            }
+        }
+    });
 }
 
 #[component]
-fn DaemonSetView(detail: DaemonSetDetail, hub: LiveHub) -> impl IntoView {
-    let key = detail.column.key.clone();
+fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl IntoView {
     let column = RwSignal::new(detail.column.clone());
-    let make_chips = |nodes: &[(String, CellState)]| {
-        nodes
-            .iter()
-            .map(|(n, s)| NodeChip {
-                name: n.clone(),
-                state: RwSignal::new(*s),
-            })
-            .collect::<Vec<_>>()
-    };
-    let chips = RwSignal::new(make_chips(&detail.nodes));
+    let rows = RwSignal::new(progress_rows(&detail.nodes));
+    let hidden = RwSignal::new(detail.nodes.len() - relevant(&detail.nodes).len());
+    let meta = RwSignal::new((
+        detail.current_revision.clone(),
+        detail.generation,
+        detail.observed_generation,
+    ));
     let explainer = Explainer::new();
+
+    // Background re-read of the pods, at most one in flight, one more queued.
+    let in_flight = StoredValue::new(false);
+    let queued = StoredValue::new(false);
+    let refresh_key = key.clone();
+    let refresh: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
+        if in_flight.get_value() {
+            queued.set_value(true);
+            return;
+        }
+        in_flight.set_value(true);
+        let k = refresh_key.clone();
+        leptos::task::spawn_local(async move {
+            loop {
+                if let Ok(d) = get_daemonset(k.clone()).await {
+                    if rows.try_get_untracked().is_none() {
+                        return; // the page is gone
+                    }
+                    column.set(d.column);
+                    meta.set((d.current_revision, d.generation, d.observed_generation));
+                    hidden.set(d.nodes.len() - relevant(&d.nodes).len());
+                    reconcile(rows, &d.nodes);
+                }
+                if queued.try_get_value() == Some(true) {
+                    queued.set_value(false);
+                    continue;
+                }
+                in_flight.try_set_value(false);
+                return;
+            }
+        });
+    });
 
     let sub_key = key.clone();
     let sub_id = hub.subscribe(Arc::new(move |state, changes| {
         let Some(snap) = state.snapshot() else {
             return;
         };
-        if changes
-            .iter()
-            .any(|c| matches!(c, Change::Reset | Change::Structure))
-        {
-            if let Some(d) = daemonset_detail(snap, &sub_key) {
-                column.set(d.column);
-                let same = chips.with_untracked(|cs| {
-                    cs.len() == d.nodes.len() && cs.iter().zip(&d.nodes).all(|(c, n)| c.name == n.0)
-                });
-                if same {
-                    chips.with_untracked(|cs| {
-                        for (c, (_, s)) in cs.iter().zip(&d.nodes) {
-                            if c.state.get_untracked() != *s {
-                                c.state.set(*s);
-                            }
+        let col = state.column_of(&sub_key);
+        let mut touched = false;
+        for c in changes {
+            match c {
+                Change::Reset | Change::Structure => touched = true,
+                Change::Cell {
+                    node,
+                    column: i,
+                    state: s,
+                } if Some(*i) == col => {
+                    touched = true;
+                    rows.with_untracked(|rs| {
+                        if let Some(r) = rs.iter().find(|r| &r.node == node) {
+                            r.state.set(*s);
                         }
                     });
-                } else {
-                    chips.set(make_chips(&d.nodes));
                 }
-            }
-        } else {
-            let col = state.column_of(&sub_key);
-            for c in changes {
-                match c {
-                    Change::Cell {
-                        node,
-                        column: i,
-                        state: s,
-                    } if Some(*i) == col => chips.with_untracked(|cs| {
-                        if let Some(chip) = cs.iter().find(|chip| &chip.name == node) {
-                            chip.state.set(*s);
-                        }
-                    }),
-                    Change::Row { node } => {
-                        if let (Some(i), Some(row)) = (col, state.row(node)) {
-                            if let Some(s) = row.cells.get(i) {
-                                chips.with_untracked(|cs| {
-                                    if let Some(chip) = cs.iter().find(|chip| &chip.name == node) {
-                                        chip.state.set(*s);
-                                    }
-                                });
-                            }
-                        }
+                Change::Row { .. } => touched = true,
+                Change::Column { index } if Some(*index) == col => {
+                    touched = true;
+                    if let Some(d) = snap.daemonsets.get(*index) {
+                        column.set(d.clone());
                     }
-                    Change::Column { index } if Some(*index) == col => {
-                        if let Some(d) = snap.daemonsets.get(*index) {
-                            column.set(d.clone());
-                        }
-                    }
-                    _ => {}
                 }
+                _ => {}
             }
+        }
+        if touched {
+            refresh();
         }
         explainer.refresh_if_touched(state, changes);
     }));
     let hub_cleanup = hub.clone();
     on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
 
-    let initial_health = detail.health.clone();
     let health = Signal::derive({
         let hub = hub.clone();
-        move || hub.health.get().unwrap_or_else(|| initial_health.clone())
+        move || hub.health.get().unwrap_or_default()
+    });
+    let cluster = Signal::derive({
+        let hub = hub.clone();
+        move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())
     });
     let counts = Memo::new(move |_| {
         let mut counts = [0usize; 8];
-        chips.with(|cs| {
-            for c in cs {
-                counts[state_index(c.state.get())] += 1;
+        rows.with(|rs| {
+            for r in rs {
+                counts[state_index(r.state.get())] += 1;
             }
         });
         counts
@@ -225,73 +230,171 @@ fn DaemonSetView(detail: DaemonSetDetail, hub: LiveHub) -> impl IntoView {
         };
         (c.updated, c.desired, pct)
     };
+    let legend = ALL_STATES
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            view! {
+                <li data-count-state=state_name(*s)>
+                    <span class="cell legend-swatch" data-state=state_name(*s) aria-hidden="true">
+                        {state_symbol(*s)}
+                    </span>
+                    {state_name(*s)}
+                    " "
+                    <strong>{move || counts.get()[i]}</strong>
+                </li>
+            }
+        })
+        .collect_view();
 
     view! {
-        <TopBar cluster=detail.cluster.clone() conn=hub.conn/>
+        <TopBar cluster=cluster conn=hub.conn/>
         <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="ds-page" data-daemonset=key.clone()>
-            <p class="crumbs"><a href="/">"← matrix"</a></p>
+            <p class="crumbs">
+                <a href="/">"← matrix"</a>
+            </p>
             <div class="detail-head">
                 <div>
                     <h1>{move || column.get().name}</h1>
-                    <p class="muted">"namespace "<code>{move || column.get().namespace}</code>" · strategy "{move || column.get().strategy}</p>
+                    <p class="muted">
+                        "namespace " <code>{move || column.get().namespace}</code> " · strategy "
+                        {move || column.get().strategy}
+                    </p>
+                    <dl class="facts">
+                        <dt>"current revision"</dt>
+                        <dd><code>{move || { let r = meta.get().0; if r.is_empty() { "—".to_string() } else { r } }}</code></dd>
+                        <dt>"generation"</dt>
+                        <dd>
+                            {move || {
+                                let (_, g, o) = meta.get();
+                                match o {
+                                    Some(o) => format!("{g} (observed {o})"),
+                                    None => format!("{g} (no status yet)"),
+                                }
+                            }}
+                        </dd>
+                    </dl>
                 </div>
                 <dl class="facts" data-testid="ds-counts">
-                    <dt>"desired"</dt><dd>{move || column.get().desired}</dd>
-                    <dt>"ready"</dt><dd>{move || column.get().ready}</dd>
-                    <dt>"updated"</dt><dd>{move || column.get().updated}</dd>
-                    <dt>"available"</dt><dd>{move || column.get().available}</dd>
-                    <dt>"missing"</dt><dd>{move || column.get().missing}</dd>
-                    <dt>"misscheduled"</dt><dd>{move || column.get().misscheduled}</dd>
+                    <dt>"desired"</dt>
+                    <dd>{move || column.get().desired}</dd>
+                    <dt>"ready"</dt>
+                    <dd>{move || column.get().ready}</dd>
+                    <dt>"updated"</dt>
+                    <dd>{move || column.get().updated}</dd>
+                    <dt>"available"</dt>
+                    <dd>{move || column.get().available}</dd>
+                    <dt>"missing"</dt>
+                    <dd>{move || column.get().missing}</dd>
+                    <dt>"misscheduled"</dt>
+                    <dd>{move || column.get().misscheduled}</dd>
                 </dl>
                 <div>
-                    <h3>"Rollout budget"</h3>
+                    <h3>"Rollout budget and verdict"</h3>
                     <RolloutGauge column=column/>
                 </div>
             </div>
             <section aria-label="Rollout progress">
                 <h2>
                     "Rollout progress: "
-                    <span data-testid="updated-count">{move || { let (u, d, _) = progress(); format!("{u} of {d} nodes updated") }}</span>
+                    <span data-testid="updated-count">
+                        {move || {
+                            let (u, d, _) = progress();
+                            format!("{u} of {d} nodes updated")
+                        }}
+                    </span>
                 </h2>
                 <div class="gauge" style="max-width: 40rem">
-                    <div class="gauge-bar" role="progressbar" aria-valuemin="0" aria-valuemax=move || progress().1.to_string() aria-valuenow=move || progress().0.to_string()>
+                    <div
+                        class="gauge-bar"
+                        role="progressbar"
+                        aria-valuemin="0"
+                        aria-valuemax=move || progress().1.to_string()
+                        aria-valuenow=move || progress().0.to_string()
+                    >
                         <div class="gauge-fill" style:width=move || format!("{}%", progress().2)></div>
                     </div>
                 </div>
-                <ul class="legend-inline">
-                    {ALL_STATES
-                        .iter()
-                        .enumerate()
-                        .map(|(i, s)| view! {
-                            <li data-count-state=state_name(*s)>
-                                <span class="cell legend-swatch" data-state=state_name(*s) aria-hidden="true">{state_symbol(*s)}</span>
-                                {state_name(*s)}" "<strong>{move || counts.get()[i]}</strong>
-                            </li>
-                        })
-                        .collect_view()}
-                </ul>
-                <ul class="progress-list">
-                    <For
-                        each=move || chips.get()
-                        key=|c: &NodeChip| c.name.clone()
-                        children=move |c: NodeChip| {
-                            let me = Some((c.name.clone(), ds_key.clone()));
-                            view! {
-                                <li>
-                                    <MatrixCell
-                                        node=c.name.clone()
-                                        daemonset=ds_key.clone()
-                                        state=c.state
-                                        selected=Signal::derive(move || selected.get() == me)
-                                        on_select=on_select
-                                    />
-                                    <a class="node-name" href=format!("/node/{}", c.name)>{c.name.clone()}</a>
-                                </li>
+                <ul class="legend-inline">{legend}</ul>
+                <table class="ds-table progress-table">
+                    <thead>
+                        <tr>
+                            <th>"state"</th>
+                            <th>"node"</th>
+                            <th>"shouldRun"</th>
+                            <th>"pods (revision, ready, restarts, age)"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For
+                            each=move || rows.get()
+                            key=|r: &ProgressRow| r.node.clone()
+                            children=move |r: ProgressRow| {
+                                let me = Some((r.node.clone(), ds_key.clone()));
+                                let pods = r.pods;
+                                view! {
+                                    <tr data-progress-node=r.node.clone()>
+                                        <td>
+                                            <MatrixCell
+                                                node=r.node.clone()
+                                                daemonset=ds_key.clone()
+                                                state=r.state
+                                                selected=Signal::derive(move || selected.get() == me)
+                                                on_select=on_select
+                                            />
+                                        </td>
+                                        <td>
+                                            <a class="node-name" href=format!("/node/{}", r.node)>
+                                                {r.node.clone()}
+                                            </a>
+                                        </td>
+                                        <td>{move || r.should_run.get().to_string()}</td>
+                                        <td>
+                                            {move || {
+                                                pods.get()
+                                                    .into_iter()
+                                                    .map(|p| {
+                                                        let rev = if p.updated { "current" } else { "old" };
+                                                        let status = if p.terminating {
+                                                            "Terminating".to_string()
+                                                        } else {
+                                                            p.waiting_reason.clone().unwrap_or(p.phase.clone())
+                                                        };
+                                                        view! {
+                                                            <div class="pod-line" data-pod=p.name.clone()>
+                                                                <code>{p.name.clone()}</code>
+                                                                {format!(
+                                                                    " · {rev} {} · {status} · ready {} · {} restarts · {}",
+                                                                    p.revision_hash,
+                                                                    if p.ready { "yes" } else { "no" },
+                                                                    p.restart_count,
+                                                                    format_age(p.age_seconds),
+                                                                )}
+                                                            </div>
+                                                        }
+                                                    })
+                                                    .collect_view()
+                                            }}
+                                        </td>
+                                    </tr>
+                                }
                             }
-                        }
-                    />
-                </ul>
+                        />
+                    </tbody>
+                </table>
+                {move || {
+                    let n = hidden.get();
+                    (n > 0)
+                        .then(|| {
+                            let text = if n == 1 {
+                                "1 node where it should not run (and has no pod) is not listed.".to_string()
+                            } else {
+                                format!("{n} nodes where it should not run (and has no pod) are not listed.")
+                            };
+                            view! { <p class="muted" data-testid="hidden-nodes">{text}</p> }
+                        })
+                }}
             </section>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
@@ -301,63 +404,36 @@ fn DaemonSetView(detail: DaemonSetDetail, hub: LiveHub) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::view::NodeRow;
 
-    fn column(key: &str) -> DaemonSetColumn {
-        let (ns, name) = key.split_once('/').unwrap_or(("", key));
-        DaemonSetColumn {
-            key: key.into(),
-            namespace: ns.into(),
-            name: name.into(),
-            desired: 2,
-            ready: 1,
-            updated: 1,
-            available: 1,
-            misscheduled: 0,
-            missing: 0,
-            strategy: "RollingUpdate".into(),
-            max_unavailable: Some(1),
-            max_surge: Some(0),
-            budget_error: None,
-            budget_in_use: 1,
-            rollout_message: String::new(),
-            rollout_done: false,
-            rollout_error: None,
-        }
-    }
-
-    fn row(name: &str, cells: &[CellState]) -> NodeRow {
-        NodeRow {
-            name: name.into(),
-            ready: Some(true),
-            unschedulable: false,
-            taints: vec![],
-            labels: vec![],
-            cells: cells.to_vec(),
+    fn progress(node: &str, state: CellState, should_run: bool, pods: usize) -> NodeProgress {
+        let pod = PodSummary {
+            name: format!("p-{node}"),
+            phase: "Running".into(),
+            ready: true,
+            updated: true,
+            revision_hash: "h".into(),
+            restart_count: 0,
+            waiting_reason: None,
+            terminating: false,
+            age_seconds: 1,
+        };
+        NodeProgress {
+            node: node.into(),
+            state,
+            should_run,
+            pods: vec![pod; pods],
         }
     }
 
     #[test]
-    fn the_detail_is_the_column_of_that_daemonset_in_node_order() {
-        let snap = MatrixSnapshot {
-            version: 1,
-            cluster: "demo".into(),
-            daemonsets: vec![column("a/x"), column("b/y")],
-            nodes: vec![
-                row("n2", &[CellState::Ready, CellState::Outdated]),
-                row("n1", &[CellState::Missing, CellState::Ready]),
-            ],
-            health: vec![],
-        };
-        let d = daemonset_detail(&snap, "b/y").unwrap();
-        assert_eq!(d.column.key, "b/y");
-        assert_eq!(
-            d.nodes,
-            vec![
-                ("n1".to_string(), CellState::Ready),
-                ("n2".to_string(), CellState::Outdated)
-            ]
-        );
-        assert!(daemonset_detail(&snap, "c/z").is_none());
+    fn only_nodes_where_it_runs_or_should_run_get_a_row() {
+        let nodes = [
+            progress("a", CellState::Ready, true, 1),
+            progress("b", CellState::Excluded, false, 0),
+            progress("c", CellState::Misscheduled, false, 1),
+            progress("d", CellState::Missing, true, 0),
+        ];
+        let names: Vec<_> = relevant(&nodes).iter().map(|n| n.node.as_str()).collect();
+        assert_eq!(names, ["a", "c", "d"]);
     }
 }

@@ -6,7 +6,7 @@ use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::explanation::ExplanationPanel;
 use crate::components::node_badges::NodeBadges;
-use crate::components::state_look::state_phrase;
+use crate::components::state_look::state_label;
 use crate::domain::coverage::CellState;
 use crate::domain::view::{MatrixSnapshot, NodeRow, ResourceHealth};
 use crate::live_client::state::Change;
@@ -72,7 +72,7 @@ pub fn NodePage() -> impl IntoView {
                         Ok(Some(d)) => view! { <NodeView detail=d hub=hub/> }.into_any(),
                         Ok(None) => {
                             view! {
-                                <TopBar cluster="" conn=hub.conn/>
+                                <TopBar cluster="cluster" conn=hub.conn/>
                                 <div class="content">
                                     <p class="not-found" data-testid="node-not-found">
                                         "No node "<code>{n}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
@@ -186,7 +186,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                                             />
                                         </td>
                                         <td><a href=format!("/ds/{key}")>{key.clone()}</a></td>
-                                        <td>{move || state_phrase(state.get())}</td>
+                                        <td>{move || state_label(state.get())}</td>
                                     </tr>
                                 }
                             }

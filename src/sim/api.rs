@@ -6,6 +6,7 @@
 //! (`namespaces/X/status` is a subresource, `namespaces/X/pods` a collection).
 mod discovery;
 mod patch;
+mod protobuf;
 mod read;
 pub mod status;
 mod table;
@@ -335,7 +336,7 @@ async fn dispatch(
         (Method::GET, _) if params.watch => watch::watch(state, &rp, &params, render),
         (Method::GET, true) => read::get(state, &rp, &params, render),
         (Method::GET, false) => read::list(state, &rp, &params, render),
-        (Method::POST, false) => write::create(state, &rp, &params, &body),
+        (Method::POST, false) => write::create(state, &rp, &params, content_type, &body),
         (Method::PUT, true) => write::update(state, &rp, &params, &body),
         (Method::PATCH, true) => write::patch(state, &rp, &params, content_type, &body),
         (Method::DELETE, true) => write::delete(state, &rp, &params, &body),

@@ -7,7 +7,7 @@ use axum::response::Response;
 use serde_json::{json, Value};
 
 use super::read::Selection;
-use super::{json_response, patch, validate, ApiError, ApiState, Params, ResourcePath};
+use super::{json_response, patch, protobuf, validate, ApiError, ApiState, Params, ResourcePath};
 use crate::sim::store::{DeleteOptions, DeleteOutcome, Kind, StoreError, UpdateTarget};
 
 fn parse_body(kind: Kind, body: &Bytes) -> Result<Value, ApiError> {
@@ -82,9 +82,18 @@ pub fn create(
     state: &ApiState,
     rp: &ResourcePath,
     params: &Params,
+    content_type: &str,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let mut obj = parse_body(rp.kind, body)?;
+    let mut obj = if content_type.starts_with("application/vnd.kubernetes.protobuf") {
+        if rp.kind != Kind::Namespace {
+            return Err(ApiError::unsupported_media_type(content_type));
+        }
+        protobuf::decode_namespace(body)
+            .map_err(|e| ApiError::bad_request(format!("cannot decode the protobuf body: {e}")))?
+    } else {
+        parse_body(rp.kind, body)?
+    };
     check_namespace(rp, &mut obj)?;
     let obj = validate::normalize(rp.kind, &obj, strict(params))?;
     if params.dry_run {

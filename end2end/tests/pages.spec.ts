@@ -1,0 +1,64 @@
+// The DaemonSet rollout page and the node page, on scenarios/demo.yaml.
+import { test, expect } from "./fixtures/matrix-page";
+
+test.describe("DaemonSet page", () => {
+  test("a stalled rollout shows its budget, kubectl's verdict and each node's pods", async ({ matrix, page }) => {
+    await page.goto("/ds/monitoring/node-exporter");
+    await matrix.waitForHydration();
+    await expect(page.getByTestId("ds-page")).toHaveAttribute("data-daemonset", "monitoring/node-exporter");
+    // §e: not every pod is updated, so kubectl still waits.
+    await expect(page.getByTestId("verdict")).toContainText('Waiting for daemon set "node-exporter" rollout to finish');
+    await expect(page.locator(".gauge-text").first()).toContainText("maxUnavailable");
+    await expect(page.getByTestId("updated-count")).toContainText(/\d+ of 12 nodes updated/);
+    // node-exporter tolerates everything (empty key + Exists, §a.5): every node has a row.
+    await expect(page.locator("tr[data-progress-node]")).toHaveCount(12);
+    await matrix.expectState("worker-1", "monitoring/node-exporter", "unready");
+    await expect(page.locator('tr[data-progress-node="worker-1"] .pod-line')).toContainText("current");
+    await matrix.expectState("worker-2", "monitoring/node-exporter", "outdated");
+    await expect(page.locator('tr[data-progress-node="worker-2"] .pod-line')).toContainText("old");
+    await matrix.waitForLive();
+    await expect(matrix.cluster).toContainText("demo");
+    await matrix.screenshot("ds-node-exporter");
+  });
+
+  test("a nodeSelector DaemonSet lists only its nodes and says how many are left out", async ({ matrix, page }) => {
+    await page.goto("/ds/monitoring/gpu-monitor");
+    await matrix.waitForHydration();
+    await expect(page.locator("tr[data-progress-node]")).toHaveCount(2);
+    await expect(page.getByTestId("hidden-nodes")).toContainText("10 nodes where it should not run");
+  });
+
+  test("a cell on the DaemonSet page opens its explanation", async ({ matrix, page }) => {
+    await page.goto("/ds/security/falco");
+    await matrix.waitForHydration();
+    const e = await matrix.explain("worker-3", "security/falco");
+    await expect(e.locator('[data-flag="shouldRun"]')).toHaveText("true");
+  });
+
+  test("an unknown DaemonSet is a clear message, not an error page", async ({ matrix, page }) => {
+    await page.goto("/ds/nowhere/nothing");
+    await matrix.waitForHydration();
+    await expect(page.getByTestId("ds-not-found")).toContainText("nowhere/nothing");
+  });
+});
+
+test.describe("node page", () => {
+  test("lists every DaemonSet's cell on the node with its meaning", async ({ matrix, page }) => {
+    await page.goto("/node/cp-1");
+    await matrix.waitForHydration();
+    await expect(page.getByTestId("node-page")).toHaveAttribute("data-node", "cp-1");
+    await expect(matrix.cells).toHaveCount(7);
+    await matrix.expectState("cp-1", "kube-system/log-collector", "excluded");
+    await matrix.expectState("cp-1", "metallb-system/speaker", "ready");
+    await expect(page.locator('[data-badge="taint"]')).toContainText("node-role.kubernetes.io/control-plane");
+    const e = await matrix.explain("cp-1", "kube-system/log-collector");
+    await expect(matrix.failingReasons(e)).toContainText(["node-role.kubernetes.io/control-plane"]);
+    await matrix.screenshot("node-cp-1");
+  });
+
+  test("an unknown node is a clear message", async ({ matrix, page }) => {
+    await page.goto("/node/no-such-node");
+    await matrix.waitForHydration();
+    await expect(page.getByTestId("node-not-found")).toContainText("no-such-node");
+  });
+});

@@ -1,0 +1,189 @@
+//! The controller's informer caches: every node's facts and every daemon pod's facts grouped by
+//! owning DaemonSet, kept current from the store's change stream.
+//!
+//! Why caches: a sync of one DaemonSet reads all 5,000 nodes and its 5,000 pods; decoding them
+//! from the store on every sync would cost far more than applying each change once. Entries
+//! carry the resourceVersion they were read at, so an older event never overwrites what the
+//! controller itself just wrote (its own creates and deletes are recorded at once, the way
+//! the real controller's expectations keep it from acting twice).
+
+use crate::cluster::convert::{node_facts, pod_facts};
+use crate::domain::facts::{NodeFacts, PodFacts};
+use crate::sim::store::{EventType, Kind, Store, StoreEvent};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// A cached pod: the resourceVersion it was read at and its facts.
+#[derive(Debug, Clone)]
+pub struct CachedPod {
+    pub resource_version: u64,
+    pub facts: PodFacts,
+}
+
+/// Nodes by name, daemon pods by owner uid then pod uid.
+#[derive(Debug, Default)]
+pub struct Cache {
+    pub nodes: BTreeMap<String, NodeFacts>,
+    pub pods: PodCache,
+}
+
+/// Daemon pods by owner uid, then pod uid.
+#[derive(Debug, Default)]
+pub struct PodCache {
+    by_owner: HashMap<String, HashMap<String, CachedPod>>,
+}
+
+/// What changed, so the controller knows which DaemonSets to sync.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Touched {
+    Nothing,
+    /// A node changed: every DaemonSet may be affected.
+    Node,
+    /// A pod owned by this DaemonSet uid changed.
+    Owner(String),
+    /// A DaemonSet changed.
+    DaemonSet {
+        namespace: String,
+        name: String,
+    },
+}
+
+fn rv_of(object: &serde_json::Value) -> u64 {
+    object
+        .pointer("/metadata/resourceVersion")
+        .and_then(|v| v.as_str())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+impl PodCache {
+    /// The pods of one DaemonSet (by owner uid).
+    pub fn pods_of(&self, owner_uid: &str) -> Vec<PodFacts> {
+        self.by_owner
+            .get(owner_uid)
+            .map(|m| m.values().map(|c| c.facts.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Records a pod as read at `rv` unless a newer version is already cached.
+    pub fn put_pod(&mut self, rv: u64, facts: PodFacts) {
+        let Some(owner) = facts.owner_uid.clone() else {
+            return;
+        };
+        let pods = self.by_owner.entry(owner).or_default();
+        match pods.get(&facts.uid) {
+            Some(old) if old.resource_version > rv => {}
+            _ => {
+                pods.insert(
+                    facts.uid.clone(),
+                    CachedPod {
+                        resource_version: rv,
+                        facts,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Marks a pod the controller just deleted as terminating, so it still counts as a pod
+    /// on its node until the store confirms (§a.7: nothing is created while it is there).
+    pub fn mark_deleted(&mut self, owner_uid: &str, pod_uid: &str) {
+        if let Some(p) = self
+            .by_owner
+            .get_mut(owner_uid)
+            .and_then(|m| m.get_mut(pod_uid))
+        {
+            p.facts.terminating = true;
+        }
+    }
+
+    /// Drops every pod of a DaemonSet that is gone (the store's garbage collector removes them).
+    pub fn forget_owner(&mut self, owner_uid: &str) {
+        self.by_owner.remove(owner_uid);
+    }
+}
+
+impl Cache {
+    /// A cache filled from a full list of the store.
+    pub fn load(store: &Store) -> Cache {
+        let mut cache = Cache::default();
+        for node in store.list::<Node>(None) {
+            let facts = node_facts(&node);
+            cache.nodes.insert(facts.name.clone(), facts);
+        }
+        for pod in store.list::<Pod>(None) {
+            let rv = pod
+                .metadata
+                .resource_version
+                .as_deref()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            cache.pods.put_pod(rv, pod_facts(&pod));
+        }
+        cache
+    }
+
+    /// Applies one change from the store.
+    pub fn apply(&mut self, event: &StoreEvent) -> Touched {
+        match event.kind {
+            Kind::Node => {
+                if event.event_type == EventType::Deleted {
+                    self.nodes.remove(&event.name);
+                } else if let Ok(node) = Node::deserialize(&*event.object) {
+                    let facts = node_facts(&node);
+                    if self.nodes.get(&facts.name) == Some(&facts) {
+                        return Touched::Nothing;
+                    }
+                    self.nodes.insert(facts.name.clone(), facts);
+                }
+                Touched::Node
+            }
+            Kind::Pod => {
+                // Skip, without decoding, a change the cache already holds (its own writes).
+                let uid = event
+                    .object
+                    .pointer("/metadata/uid")
+                    .and_then(|v| v.as_str());
+                let owner = event
+                    .object
+                    .pointer("/metadata/ownerReferences/0/uid")
+                    .and_then(|v| v.as_str());
+                if let (Some(uid), Some(owner)) = (uid, owner) {
+                    let cached = self.pods.by_owner.get(owner).and_then(|m| m.get(uid));
+                    if event.event_type != EventType::Deleted
+                        && cached.is_some_and(|c| c.resource_version >= event.resource_version)
+                    {
+                        return Touched::Nothing;
+                    }
+                }
+                let Ok(pod) = Pod::deserialize(&*event.object) else {
+                    return Touched::Nothing;
+                };
+                let facts = pod_facts(&pod);
+                let Some(owner) = facts.owner_uid.clone() else {
+                    return Touched::Nothing;
+                };
+                let rv = rv_of(&event.object).max(event.resource_version);
+                if event.event_type == EventType::Deleted {
+                    if let Some(pods) = self.pods.by_owner.get_mut(&owner) {
+                        if pods
+                            .get(&facts.uid)
+                            .is_none_or(|old| old.resource_version <= rv)
+                        {
+                            pods.remove(&facts.uid);
+                        }
+                    }
+                } else {
+                    self.pods.put_pod(rv, facts);
+                }
+                Touched::Owner(owner)
+            }
+            Kind::DaemonSet => Touched::DaemonSet {
+                namespace: event.namespace.clone().unwrap_or_default(),
+                name: event.name.clone(),
+            },
+            _ => Touched::Nothing,
+        }
+    }
+}

@@ -1,0 +1,497 @@
+//! One sync of one DaemonSet (DC `syncDaemonSet`): revisions, `manage` on every node, the
+//! rolling-update step, then the status. Every decision is a call into `crate::domain`; this
+//! file only carries the decisions out against the store (creates, deletes, events, backoff,
+//! the burst limit and slow start).
+
+use super::cache::{Cache, PodCache};
+use super::events::{Recorder, Severity};
+use super::pods::new_pod;
+use super::revisions;
+use crate::cluster::convert::{daemonset_facts, pod_facts};
+use crate::domain::controller::{allows_surge, manage_node, rolling_update_plan};
+use crate::domain::facts::{DaemonSetFacts, NodeFacts, PodFacts, UpdateStrategy};
+use crate::domain::rollout::{compute_status, resolve_budget, NodeSlot};
+use crate::domain::scheduling::{daemon_pod_tolerations, DaemonPod, Placement};
+use crate::sim::clock::SimClock;
+use crate::sim::scenario::settings::SimulationSettings;
+use crate::sim::store::{Store, StoreError};
+use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetStatus};
+use k8s_openapi::api::core::v1::Pod;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// When to look at a DaemonSet again, if nothing else changes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Requeue(pub Option<Duration>);
+
+impl Requeue {
+    fn at_most(&mut self, d: Duration) {
+        self.0 = Some(self.0.map_or(d, |x| x.min(d)));
+    }
+}
+
+/// The controller's state that outlives one sync: event folding, backoffs, the random order
+/// of nodes (Go map order in the real controller).
+pub struct Syncer {
+    store: Store,
+    clock: SimClock,
+    settings: Arc<SimulationSettings>,
+    recorder: Recorder,
+    rng: ChaCha8Rng,
+    /// (DaemonSet uid, node) -> (simulated time before which no create is tried, current delay)
+    create_backoff: HashMap<(String, String), (Duration, Duration)>,
+    /// DC `failedPodsBackoffKey`: (uid, observedGeneration, node) -> (not before, delay)
+    failed_backoff: HashMap<(String, i64, String), (Duration, Duration)>,
+}
+
+/// What carrying out a plan did.
+struct Outcome {
+    /// A pod was created or deleted.
+    changed: bool,
+    /// A create or delete failed.
+    failed: bool,
+}
+
+/// A pod the sync wants gone, and why.
+struct Doomed {
+    uid: String,
+    name: String,
+    node: String,
+    kind: DeleteKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DeleteKind {
+    Plain,
+    Failed,
+    Succeeded,
+}
+
+impl Syncer {
+    /// A syncer writing to `store`; the seed fixes the node order for reproducible runs.
+    pub fn new(
+        store: Store,
+        clock: SimClock,
+        settings: Arc<SimulationSettings>,
+        seed: u64,
+    ) -> Syncer {
+        Syncer {
+            store,
+            clock,
+            settings,
+            recorder: Recorder::default(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            create_backoff: HashMap::new(),
+            failed_backoff: HashMap::new(),
+        }
+    }
+
+    fn event(&mut self, ds: &DaemonSet, severity: Severity, reason: &str, message: String) {
+        let now = self.clock.now();
+        self.recorder
+            .record(&self.store, ds, severity, reason, message, now);
+    }
+
+    /// Syncs one DaemonSet by key. Errors are logged and turn into a requeue.
+    pub fn sync(&mut self, cache: &mut Cache, namespace: &str, name: &str) -> Requeue {
+        let mut requeue = Requeue::default();
+        let Some(ds) = self.store.get::<DaemonSet>(Some(namespace), name) else {
+            return requeue;
+        };
+        if ds.metadata.deletion_timestamp.is_some() {
+            return requeue;
+        }
+        let selector = &ds.spec.selector;
+        let empty_selector = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
+            && selector
+                .match_expressions
+                .as_ref()
+                .is_none_or(|e| e.is_empty());
+        if empty_selector {
+            let msg = "This daemon set is selecting all pods. A non-empty selector is required."
+                .to_string();
+            self.event(&ds, Severity::Warning, "SelectingAll", msg);
+            return requeue;
+        }
+        let mut revs = revisions::owned(&self.store, &ds);
+        let current = match revisions::current_hash(&self.store, &ds, &mut revs) {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::warn!(daemonset = %name, error = %e, "constructing revision history failed");
+                requeue.at_most(Duration::from_secs(1));
+                return requeue;
+            }
+        };
+        let (hash, collision_count) = (current.hash.clone(), current.collision_count);
+        let ds = if current.template_changed {
+            self.bump_template_generation(ds)
+        } else {
+            ds
+        };
+        let mut facts = match daemonset_facts(&ds) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(daemonset = %name, error = %e, "cannot reason about DaemonSet");
+                return requeue;
+            }
+        };
+        facts.current_revision_hash = hash.clone();
+        let now = self.clock.now_unix();
+
+        let Cache {
+            nodes,
+            pods: pod_cache,
+        } = cache;
+        let daemon_pod = DaemonPod::new(&facts.template);
+        let placements: Vec<(&NodeFacts, Placement)> = nodes
+            .values()
+            .map(|node| {
+                let (should_run, should_continue_running) = daemon_pod.verdict(node);
+                (
+                    node,
+                    Placement {
+                        should_run,
+                        should_continue_running,
+                        reasons: Vec::new(),
+                    },
+                )
+            })
+            .collect();
+        let pods = pod_cache.pods_of(&facts.uid);
+        let mut by_node: HashMap<&str, Vec<&PodFacts>> = HashMap::new();
+        let mut doomed = Vec::new();
+        for pod in &pods {
+            match pod.node_name.as_deref() {
+                Some(n) if nodes.contains_key(n) => by_node.entry(n).or_default().push(pod),
+                // §a.7 getUnscheduledPodsWithoutNode: unbound pods aimed at a node that is gone.
+                Some(n) if !pod.bound && !pod.terminating => doomed.push(Doomed {
+                    uid: pod.uid.clone(),
+                    name: pod.name.clone(),
+                    node: n.to_string(),
+                    kind: DeleteKind::Plain,
+                }),
+                _ => {}
+            }
+        }
+
+        // manage (§a.7), one node at a time
+        let surge = allows_surge(&facts.strategy);
+        let mut creates = Vec::new();
+        for (node, placement) in &placements {
+            let on_node = by_node
+                .get(node.name.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let actions = manage_node(&facts, placement, on_node, surge, now);
+            if actions.create {
+                creates.push(node.name.clone());
+            }
+            let find = |uid: &str| {
+                on_node
+                    .iter()
+                    .find(|p| p.uid == uid)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default()
+            };
+            for (uids, kind) in [
+                (&actions.delete, DeleteKind::Plain),
+                (&actions.failed_pods, DeleteKind::Failed),
+                (&actions.succeeded_pods, DeleteKind::Succeeded),
+            ] {
+                for uid in uids {
+                    doomed.push(Doomed {
+                        uid: uid.clone(),
+                        name: find(uid),
+                        node: node.name.clone(),
+                        kind,
+                    });
+                }
+            }
+        }
+        let outcome = self.execute(pod_cache, &ds, &facts, &hash, creates, doomed, &mut requeue);
+
+        // rolling update (§d.3), only when manage changed nothing and failed nothing in this
+        // sync (DC `updateDaemonSet` returns manage's error before the rolling step)
+        if !outcome.changed
+            && !outcome.failed
+            && matches!(facts.strategy, UpdateStrategy::RollingUpdate { .. })
+        {
+            let desired = placements.iter().filter(|(_, p)| p.should_run).count() as i64;
+            match resolve_budget(&facts.strategy, desired) {
+                Ok(budget) => {
+                    let mut slots: Vec<NodeSlot<'_>> = placements
+                        .iter()
+                        .map(|(node, p)| NodeSlot {
+                            node: node.name.as_str(),
+                            should_run: p.should_run,
+                            pods: by_node
+                                .get(node.name.as_str())
+                                .map_or(&[][..], Vec::as_slice),
+                        })
+                        .collect();
+                    slots.shuffle(&mut self.rng);
+                    let plan = rolling_update_plan(&facts, &slots, &budget, now);
+                    let names: HashMap<&str, (&str, &str)> = pods
+                        .iter()
+                        .map(|p| {
+                            (
+                                p.uid.as_str(),
+                                (p.name.as_str(), p.node_name.as_deref().unwrap_or_default()),
+                            )
+                        })
+                        .collect();
+                    let doomed = plan
+                        .delete_old
+                        .iter()
+                        .map(|uid| {
+                            let (name, node) = names.get(uid.as_str()).copied().unwrap_or_default();
+                            Doomed {
+                                uid: uid.clone(),
+                                name: name.into(),
+                                node: node.into(),
+                                kind: DeleteKind::Plain,
+                            }
+                        })
+                        .collect();
+                    self.execute(
+                        pod_cache,
+                        &ds,
+                        &facts,
+                        &hash,
+                        plan.create_on_nodes,
+                        doomed,
+                        &mut requeue,
+                    );
+                }
+                Err(e) => tracing::warn!(daemonset = %name, error = %e, "rolling update skipped"),
+            }
+        }
+
+        // status (§c), from the pods as they are after this sync's writes
+        let pods = pod_cache.pods_of(&facts.uid);
+        let node_refs: Vec<(&NodeFacts, &Placement)> =
+            placements.iter().map(|(n, p)| (*n, p)).collect();
+        let status = compute_status(&facts, &node_refs, &pods, now);
+        if facts.min_ready_seconds > 0 && status.number_ready != status.number_available {
+            requeue.at_most(Duration::from_secs(facts.min_ready_seconds.unsigned_abs()));
+        }
+        self.write_status(ds.clone(), &status, collision_count, &mut requeue);
+        let live: HashSet<String> = pods.iter().map(|p| p.revision_hash.clone()).collect();
+        revisions::prune(&self.store, &ds, &revs, &hash, &live);
+        requeue
+    }
+
+    /// Deletes then creates, within the burst limit, with events, backoffs and slow start.
+    /// Returns whether anything was created or deleted.
+    #[allow(clippy::too_many_arguments)]
+    fn execute(
+        &mut self,
+        cache: &mut PodCache,
+        ds: &DaemonSet,
+        facts: &DaemonSetFacts,
+        hash: &str,
+        mut creates: Vec<String>,
+        doomed: Vec<Doomed>,
+        requeue: &mut Requeue,
+    ) -> Outcome {
+        let burst = self.settings.controller.burst_replicas;
+        let elapsed = self.clock.elapsed();
+        let mut changed = false;
+        let mut any_failed = false;
+        let namespace = facts.namespace.as_str();
+        let observed = facts.status.as_ref().map_or(0, |s| s.observed_generation);
+        let mut deletes = 0;
+        for d in doomed {
+            if deletes >= burst {
+                requeue.at_most(Duration::ZERO);
+                break;
+            }
+            match d.kind {
+                DeleteKind::Failed => {
+                    let key = (facts.uid.clone(), observed, d.node.clone());
+                    if let Some((until, _)) = self
+                        .failed_backoff
+                        .get(&key)
+                        .filter(|(until, _)| *until > elapsed)
+                    {
+                        requeue.at_most(*until - elapsed);
+                        continue;
+                    }
+                    let delay = self
+                        .failed_backoff
+                        .get(&key)
+                        .map_or(Duration::from_secs(1), |(_, d)| {
+                            (*d * 2).min(Duration::from_secs(900))
+                        });
+                    self.failed_backoff.insert(key, (elapsed + delay, delay));
+                    let msg = format!(
+                        "Found failed daemon pod {namespace}/{} on node {}, will try to kill it",
+                        d.name, d.node
+                    );
+                    self.event(ds, Severity::Warning, "FailedDaemonPod", msg);
+                }
+                DeleteKind::Succeeded => {
+                    let msg = format!("Found succeeded daemon pod {namespace}/{} on node {}, will try to delete it", d.name, d.node);
+                    self.event(ds, Severity::Normal, "SucceededDaemonPod", msg);
+                }
+                DeleteKind::Plain => {}
+            }
+            deletes += 1;
+            match self.store.delete::<Pod>(Some(namespace), &d.name) {
+                Ok(()) => {
+                    changed = true;
+                    cache.mark_deleted(&facts.uid, &d.uid);
+                    self.event(
+                        ds,
+                        Severity::Normal,
+                        "SuccessfulDelete",
+                        format!("Deleted pod: {}", d.name),
+                    );
+                }
+                Err(StoreError::NotFound { .. }) => {}
+                Err(e) => self.event(
+                    ds,
+                    Severity::Warning,
+                    "FailedDelete",
+                    format!("Error deleting: {e}"),
+                ),
+            }
+        }
+
+        creates.shuffle(&mut self.rng);
+        if creates.len() > burst {
+            creates.truncate(burst);
+            requeue.at_most(Duration::ZERO);
+        }
+        let tolerations = daemon_pod_tolerations(&facts.template);
+        // Slow start (DC `syncNodes`): batches of 1, 2, 4, ...; a batch with a failure ends it.
+        let mut batch = 1;
+        let mut queue = creates.into_iter().peekable();
+        while queue.peek().is_some() {
+            let mut failed = false;
+            for node in queue.by_ref().take(batch) {
+                let key = (facts.uid.clone(), node.clone());
+                if let Some((until, _)) = self
+                    .create_backoff
+                    .get(&key)
+                    .filter(|(until, _)| *until > elapsed)
+                {
+                    requeue.at_most(*until - elapsed);
+                    continue;
+                }
+                let result = match self.settings.blocked(namespace, &facts.name, &node) {
+                    Some(message) => Err(message.to_string()),
+                    None => self
+                        .store
+                        .create(new_pod(ds, &node, hash, &tolerations))
+                        .map_err(|e| e.to_string()),
+                };
+                match result {
+                    Ok(pod) => {
+                        changed = true;
+                        let rv = pod
+                            .metadata
+                            .resource_version
+                            .as_deref()
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(0);
+                        let name = pod.metadata.name.clone().unwrap_or_default();
+                        cache.put_pod(rv, pod_facts(&pod));
+                        self.create_backoff.remove(&key);
+                        self.event(
+                            ds,
+                            Severity::Normal,
+                            "SuccessfulCreate",
+                            format!("Created pod: {name}"),
+                        );
+                    }
+                    Err(message) => {
+                        failed = true;
+                        any_failed = true;
+                        let c = &self.settings.controller;
+                        let delay = self
+                            .create_backoff
+                            .get(&key)
+                            .map_or(c.initial_backoff, |(_, d)| (*d * 2).min(c.max_backoff));
+                        self.create_backoff.insert(key, (elapsed + delay, delay));
+                        requeue.at_most(delay);
+                        self.event(
+                            ds,
+                            Severity::Warning,
+                            "FailedCreate",
+                            format!("Error creating: {message}"),
+                        );
+                    }
+                }
+            }
+            if failed {
+                if queue.peek().is_some() {
+                    requeue.at_most(self.settings.controller.initial_backoff);
+                }
+                break;
+            }
+            batch *= 2;
+        }
+        Outcome {
+            changed,
+            failed: any_failed,
+        }
+    }
+
+    /// The API server sets `deprecated.daemonset.template.generation` to the new generation
+    /// whenever the template changes (the DaemonSet registry strategy); pods get it as
+    /// `pod-template-generation` and §d.4 compares the two. The store does not do it, so the
+    /// controller does, on the first sync after a template change.
+    fn bump_template_generation(&mut self, mut ds: DaemonSet) -> DaemonSet {
+        const KEY: &str = "deprecated.daemonset.template.generation";
+        let generation = ds.metadata.generation.unwrap_or(1).to_string();
+        let Some(annotations) = ds.metadata.annotations.as_mut() else {
+            return ds;
+        };
+        if annotations.get(KEY).is_none_or(|v| *v == generation) {
+            return ds;
+        }
+        annotations.insert(KEY.into(), generation);
+        match self.store.update(ds.clone()) {
+            Ok(updated) => updated,
+            Err(e) => {
+                tracing::debug!(error = %e, "updating the template generation annotation failed");
+                ds
+            }
+        }
+    }
+
+    fn write_status(
+        &mut self,
+        mut ds: DaemonSet,
+        s: &crate::domain::facts::DaemonSetStatusFacts,
+        collision_count: Option<i32>,
+        requeue: &mut Requeue,
+    ) {
+        let clamp = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
+        let old = ds.status.clone().unwrap_or_default();
+        let status = DaemonSetStatus {
+            collision_count,
+            conditions: old.conditions.clone(),
+            current_number_scheduled: clamp(s.current_number_scheduled),
+            desired_number_scheduled: clamp(s.desired_number_scheduled),
+            number_available: Some(clamp(s.number_available)),
+            number_misscheduled: clamp(s.number_misscheduled),
+            number_ready: clamp(s.number_ready),
+            number_unavailable: Some(clamp(s.number_unavailable)),
+            observed_generation: ds.metadata.generation,
+            updated_number_scheduled: Some(clamp(s.updated_number_scheduled)),
+        };
+        if ds.status.as_ref() == Some(&status) {
+            return;
+        }
+        ds.status = Some(status);
+        if let Err(e) = self.store.update_status(ds) {
+            tracing::debug!(error = %e, "status write failed; retrying");
+            requeue.at_most(Duration::from_millis(100));
+        }
+    }
+}

@@ -1,0 +1,158 @@
+use super::catalog::next_version;
+use super::*;
+
+fn node_names(s: &Scenario) -> Vec<String> {
+    s.nodes
+        .iter()
+        .filter_map(|n| n.metadata.name.clone())
+        .collect()
+}
+
+#[test]
+fn the_same_spec_gives_the_same_cluster_and_another_seed_a_different_one() {
+    let a = generate_from_str("nodes=300,daemonsets=12,seed=7").expect("valid");
+    let b = generate_from_str("nodes=300,daemonsets=12,seed=7").expect("valid");
+    let c = generate_from_str("nodes=300,daemonsets=12,seed=8").expect("valid");
+    let json = |s: &Scenario| {
+        serde_json::to_string(&(&s.nodes, &s.daemonsets, &s.settings)).expect("serializes")
+    };
+    assert_eq!(json(&a), json(&b));
+    assert_ne!(json(&a), json(&c));
+}
+
+#[test]
+fn it_makes_exactly_the_asked_numbers_with_unique_names() {
+    let s = generate_from_str("nodes=5000,daemonsets=30,seed=1").expect("valid");
+    assert_eq!(s.nodes.len(), 5000);
+    assert_eq!(s.daemonsets.len(), 30);
+    let mut names = node_names(&s);
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 5000, "node names are unique");
+    let mut ds: Vec<String> = s
+        .daemonsets
+        .iter()
+        .map(|d| format!("{:?}/{:?}", d.metadata.namespace, d.metadata.name))
+        .collect();
+    ds.sort();
+    ds.dedup();
+    assert_eq!(ds.len(), 30, "DaemonSet names are unique");
+}
+
+#[test]
+fn nodes_carry_zones_pools_and_the_control_plane_taint() {
+    let s = generate_from_str("nodes=200,zones=2,pools=3").expect("valid");
+    let zones: std::collections::BTreeSet<_> = s
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            n.metadata
+                .labels
+                .as_ref()?
+                .get("topology.kubernetes.io/zone")
+                .cloned()
+        })
+        .collect();
+    assert_eq!(zones.len(), 2);
+    let cp = s.nodes.iter().filter(|n| {
+        n.metadata
+            .name
+            .as_deref()
+            .is_some_and(|x| x.starts_with("cp-"))
+    });
+    for n in cp {
+        let taints = n
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.clone())
+            .unwrap_or_default();
+        assert!(taints
+            .iter()
+            .any(|t| t.key == "node-role.kubernetes.io/control-plane" && t.effect == "NoSchedule"));
+    }
+    let gpu = s
+        .nodes
+        .iter()
+        .filter(|n| {
+            n.metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.get("workload-type").map(String::as_str) == Some("gpu"))
+        })
+        .count();
+    assert!(gpu > 0, "pools=3 includes the GPU pool");
+    assert!(!s.nodes.iter().any(|n| n
+        .metadata
+        .name
+        .as_deref()
+        .is_some_and(|x| x.starts_with("highmem-"))));
+}
+
+#[test]
+fn a_share_of_daemonsets_gets_an_update_and_some_updates_fail() {
+    let s = generate_from_str("nodes=50,daemonsets=20,rollouts=0.5,failing=0.5").expect("valid");
+    assert_eq!(s.settings.updates.len(), 10);
+    assert_eq!(s.settings.failing_images.len(), 5);
+    for u in &s.settings.updates {
+        assert!(s.daemonsets.iter().any(|d| format!(
+            "{}/{}",
+            d.metadata.namespace.as_deref().unwrap_or_default(),
+            d.metadata.name.as_deref().unwrap_or_default()
+        ) == u.daemon_set));
+    }
+    assert!(s.settings.validate().is_ok());
+}
+
+#[test]
+fn bad_specs_get_errors_naming_the_key() {
+    let cases = [
+        ("nodes=abc", "nodes"),
+        ("nodes=0", "nodes=0"),
+        ("colour=blue", "unknown key \"colour\""),
+        ("nodes", "not key=value"),
+        ("rollouts=2", "rollouts"),
+        ("pools=99", "pools=99"),
+        ("updateAfter=soon", "updateAfter"),
+    ];
+    for (spec, needle) in cases {
+        let e = GenerateSpec::parse(spec).expect_err(spec).to_string();
+        assert!(e.contains(needle), "{spec}: {e}");
+    }
+}
+
+#[test]
+fn defaults_fill_every_key_left_out() {
+    let spec = GenerateSpec::parse("seed=3").expect("valid");
+    assert_eq!(
+        spec,
+        GenerateSpec {
+            seed: 3,
+            ..GenerateSpec::default()
+        }
+    );
+    assert_eq!(
+        GenerateSpec::parse("").expect("empty is all defaults"),
+        GenerateSpec::default()
+    );
+}
+
+#[test]
+fn next_version_bumps_the_patch_release() {
+    let cases = [
+        (
+            "quay.io/prometheus/node-exporter:v1.8.2",
+            "quay.io/prometheus/node-exporter:v1.8.3",
+        ),
+        (
+            "registry.k8s.io/kube-proxy:v1.37.0",
+            "registry.k8s.io/kube-proxy:v1.37.1",
+        ),
+        ("img:3.3.9-3.6.1-ubuntu22", "img:3.3.9-3.6.2-ubuntu22"),
+        ("busybox", "busybox:next"),
+        ("localhost:5000/app", "localhost:5000/app:next"),
+        ("app:latest", "app:latest-next"),
+    ];
+    for (image, next) in cases {
+        assert_eq!(next_version(image), next, "{image}");
+    }
+}

@@ -1,0 +1,400 @@
+//! The kubelet stand-in (with the scheduler's bind and the pod garbage collector): moves every
+//! pod through Pending → ContainerCreating → Running → Ready after the configured delays,
+//! keeps failing images from ever becoming ready, finishes terminating pods, and removes the
+//! pods of deleted nodes.
+//!
+//! Why one task with a timer queue instead of a task per pod: at 150,000 pods a task each is
+//! wasteful, and the next step of a pod is a pure function of the pod (`pod::next_step`), so a
+//! single queue keyed by pod, fed by the store's change stream, is enough and survives missed
+//! events by relisting.
+
+mod node;
+mod pod;
+
+pub use node::{
+    is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError, NOT_READY_TAINT,
+};
+pub use pod::{next_step, target_node, NodeState, Step};
+
+use super::clock::SimClock;
+use super::scenario::settings::SimulationSettings;
+use super::store::{EventType, Kind, Store, StoreEvent};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use serde::Deserialize;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::watch;
+
+/// `(namespace, name)` of a pod.
+type PodKey = (String, String);
+
+/// Starts the kubelet stand-in; it stops when `shutdown` turns true.
+pub fn spawn(
+    store: Store,
+    clock: SimClock,
+    settings: Arc<SimulationSettings>,
+    shutdown: watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut kubelet = Kubelet::new(store, clock, settings);
+        kubelet.run(shutdown).await;
+    })
+}
+
+struct Kubelet {
+    store: Store,
+    clock: SimClock,
+    settings: Arc<SimulationSettings>,
+    /// Node name -> ready (absent: no such node).
+    nodes: HashMap<String, bool>,
+    /// Node name -> InternalIP, for hostIP.
+    node_ips: HashMap<String, String>,
+    /// Pods per target node, for node readiness changes and deletions.
+    pods_by_node: HashMap<String, HashSet<PodKey>>,
+    /// The node each known pod is for.
+    pod_node: HashMap<PodKey, String>,
+    /// The newest resourceVersion seen of each pod: older change events are skipped.
+    seen_rv: HashMap<PodKey, u64>,
+    /// The pending step of each pod with the sequence number of its queue entry.
+    pending: HashMap<PodKey, (Step, u64)>,
+    queue: BinaryHeap<Reverse<(Duration, u64, PodKey)>>,
+    seq: u64,
+}
+
+impl Kubelet {
+    fn new(store: Store, clock: SimClock, settings: Arc<SimulationSettings>) -> Self {
+        Kubelet {
+            store,
+            clock,
+            settings,
+            nodes: HashMap::new(),
+            node_ips: HashMap::new(),
+            pods_by_node: HashMap::new(),
+            pod_node: HashMap::new(),
+            pending: HashMap::new(),
+            seen_rv: HashMap::new(),
+            queue: BinaryHeap::new(),
+            seq: 0,
+        }
+    }
+
+    async fn run(&mut self, mut shutdown: watch::Receiver<bool>) {
+        let mut events = self.store.subscribe();
+        self.resync();
+        loop {
+            let next_due = self.queue.peek().map(|Reverse((due, _, _))| *due);
+            let sleep = async {
+                match next_due {
+                    Some(due) => tokio::time::sleep_until(self.clock.instant_at(due).into()).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = shutdown.changed() => return,
+                event = events.recv() => match event {
+                    Ok(event) => self.on_event(&event),
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::info!(missed, "kubelet stand-in fell behind the change stream; relisting");
+                        self.resync();
+                    }
+                    Err(RecvError::Closed) => return,
+                },
+                _ = sleep => self.run_due(),
+            }
+        }
+    }
+
+    /// Rebuilds everything from a full list (start, and after missed events).
+    fn resync(&mut self) {
+        self.nodes.clear();
+        self.node_ips.clear();
+        for node in self.store.list::<Node>(None) {
+            self.remember_node(&node);
+        }
+        self.pods_by_node.clear();
+        self.pod_node.clear();
+        let pods = self.store.list::<Pod>(None);
+        let known: HashSet<PodKey> = pods.iter().filter_map(key_of).collect();
+        self.pending.retain(|k, _| known.contains(k));
+        for pod in &pods {
+            self.on_pod(pod);
+        }
+        self.collect_orphans();
+    }
+
+    fn remember_node(&mut self, node: &Node) {
+        let Some(name) = node.metadata.name.clone() else {
+            return;
+        };
+        let ip = node
+            .status
+            .as_ref()
+            .and_then(|s| s.addresses.as_ref())
+            .and_then(|a| a.iter().find(|a| a.type_ == "InternalIP"))
+            .map(|a| a.address.clone())
+            .unwrap_or_else(|| synthetic_ip("10.0", &name));
+        self.node_ips.insert(name.clone(), ip);
+        self.nodes.insert(name, is_node_ready(node));
+    }
+
+    fn node_state(&self, node: Option<&str>) -> NodeState {
+        match node.and_then(|n| self.nodes.get(n)) {
+            Some(true) => NodeState::Ready,
+            Some(false) => NodeState::NotReady,
+            None => NodeState::Missing,
+        }
+    }
+
+    fn on_event(&mut self, event: &StoreEvent) {
+        match event.kind {
+            Kind::Pod => {
+                let key = (
+                    event.namespace.clone().unwrap_or_default(),
+                    event.name.clone(),
+                );
+                if event.event_type == EventType::Deleted {
+                    self.forget_pod(&key);
+                    return;
+                }
+                if self
+                    .seen_rv
+                    .get(&key)
+                    .is_some_and(|rv| *rv >= event.resource_version)
+                {
+                    return;
+                }
+                match Pod::deserialize(&*event.object) {
+                    Ok(pod) => self.on_pod(&pod),
+                    Err(e) => {
+                        tracing::warn!(pod = %event.name, error = %e, "kubelet stand-in cannot read pod")
+                    }
+                }
+            }
+            Kind::Node => {
+                if event.event_type == EventType::Deleted {
+                    self.nodes.remove(&event.name);
+                    self.collect_node_pods(&event.name);
+                    return;
+                }
+                let Ok(node) = Node::deserialize(&*event.object) else {
+                    return;
+                };
+                let was = self.nodes.get(&event.name).copied();
+                self.remember_node(&node);
+                let now = self.nodes.get(&event.name).copied();
+                if was != now {
+                    self.node_readiness_changed(&event.name, now == Some(true));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_pod(&mut self, pod: &Pod) {
+        let Some(key) = key_of(pod) else { return };
+        if let Some(rv) = pod
+            .metadata
+            .resource_version
+            .as_deref()
+            .and_then(|v| v.parse().ok())
+        {
+            self.seen_rv.insert(key.clone(), rv);
+        }
+        let target = target_node(pod);
+        if let Some(old) = self.pod_node.get(&key).cloned() {
+            if Some(&old) != target.as_ref() {
+                if let Some(set) = self.pods_by_node.get_mut(&old) {
+                    set.remove(&key);
+                }
+                self.pod_node.remove(&key);
+            }
+        }
+        if let Some(t) = &target {
+            self.pods_by_node
+                .entry(t.clone())
+                .or_default()
+                .insert(key.clone());
+            self.pod_node.insert(key.clone(), t.clone());
+        }
+        let state = self.node_state(target.as_deref());
+        match next_step(pod, state, &self.settings) {
+            Some((step, delay)) => self.schedule(key, step, delay),
+            None => {
+                self.pending.remove(&key);
+            }
+        }
+    }
+
+    fn forget_pod(&mut self, key: &PodKey) {
+        self.pending.remove(key);
+        self.seen_rv.remove(key);
+        if let Some(node) = self.pod_node.remove(key) {
+            if let Some(set) = self.pods_by_node.get_mut(&node) {
+                set.remove(key);
+            }
+        }
+    }
+
+    /// Queues a step unless the same step is already queued (a later status write by someone
+    /// else must not postpone it).
+    fn schedule(&mut self, key: PodKey, step: Step, delay: Duration) {
+        if self.pending.get(&key).is_some_and(|(s, _)| *s == step) {
+            return;
+        }
+        self.seq += 1;
+        let due = self.clock.elapsed() + delay;
+        self.pending.insert(key.clone(), (step, self.seq));
+        self.queue.push(Reverse((due, self.seq, key)));
+    }
+
+    fn run_due(&mut self) {
+        let now = self.clock.elapsed();
+        while let Some(Reverse((due, seq, _))) = self.queue.peek() {
+            if *due > now {
+                break;
+            }
+            let seq = *seq;
+            let Some(Reverse((_, _, key))) = self.queue.pop() else {
+                break;
+            };
+            match self.pending.get(&key) {
+                Some((step, s)) if *s == seq => {
+                    let step = *step;
+                    self.pending.remove(&key);
+                    self.perform(&key, step);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn perform(&mut self, key: &PodKey, step: Step) {
+        let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else {
+            return;
+        };
+        let target = target_node(&pod);
+        let state = self.node_state(target.as_deref());
+        // The pod may have changed since the step was queued: act on what it is now.
+        match next_step(&pod, state, &self.settings) {
+            Some((s, _)) if s == step => {}
+            Some((s, delay)) => return self.schedule(key.clone(), s, delay),
+            None => return,
+        }
+        let now = self.clock.now();
+        let result = match step {
+            Step::Remove => self.store.remove::<Pod>(Some(&key.0), &key.1).map(|_| None),
+            Step::Bind => {
+                let Some(node) = target else { return };
+                let host_ip = self.node_ips.get(&node).cloned().unwrap_or_default();
+                let mut bound = pod.clone();
+                if let Some(spec) = bound.spec.as_mut() {
+                    spec.node_name = Some(node);
+                }
+                self.store.update(bound).and_then(|mut bound| {
+                    bound.status = Some(pod::bound_status(&bound, &host_ip, now));
+                    self.store.update_status(bound).map(Some)
+                })
+            }
+            Step::Start | Step::BecomeReady | Step::Restart => {
+                let host_network = pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.host_network)
+                    .unwrap_or(false);
+                let ip = match (&target, host_network) {
+                    (Some(n), true) => self.node_ips.get(n).cloned().unwrap_or_default(),
+                    _ => synthetic_ip("10.244", &format!("{}/{}", key.0, key.1)),
+                };
+                let mut next = pod.clone();
+                next.status = Some(pod::advance(&pod, step, &self.settings, &ip, now));
+                self.store.update_status(next).map(Some)
+            }
+        };
+        match result {
+            // Our own write: continue from the object the store returned (its change event is
+            // then skipped by resourceVersion instead of being decoded again).
+            Ok(Some(written)) => self.on_pod(&written),
+            Ok(None) => self.forget_pod(key),
+            Err(e) => {
+                // A conflicting write (the controller deleting the pod, say): the change event that
+                // caused it reschedules the pod; retry soon in case there is none.
+                tracing::debug!(pod = %key.1, ?step, error = %e, "kubelet step failed; retrying");
+                self.schedule(key.clone(), step, Duration::from_millis(200));
+            }
+        }
+    }
+
+    fn node_readiness_changed(&mut self, node: &str, ready: bool) {
+        let keys: Vec<PodKey> = self
+            .pods_by_node
+            .get(node)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        let now = self.clock.now();
+        for key in keys {
+            let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else {
+                continue;
+            };
+            if !ready {
+                // The node lifecycle controller marks the pods of a NotReady node not ready.
+                if let Some(status) = pod::node_not_ready_status(&pod, now) {
+                    let mut next = pod.clone();
+                    next.status = Some(status);
+                    if let Err(e) = self.store.update_status(next) {
+                        tracing::debug!(pod = %key.1, error = %e, "marking pod not ready failed");
+                    }
+                }
+                self.pending.remove(&key);
+            } else {
+                self.on_pod(&pod);
+            }
+        }
+    }
+
+    /// Pod GC: the pods of a node that no longer exists are removed at once.
+    fn collect_node_pods(&mut self, node: &str) {
+        let keys: Vec<PodKey> = self
+            .pods_by_node
+            .remove(node)
+            .map(|s| s.into_iter().collect())
+            .unwrap_or_default();
+        for key in keys {
+            self.pending.remove(&key);
+            self.pod_node.remove(&key);
+            if let Err(e) = self.store.remove::<Pod>(Some(&key.0), &key.1) {
+                tracing::debug!(pod = %key.1, error = %e, "pod GC could not remove pod");
+            }
+        }
+    }
+
+    /// Pod GC after a relist: pods for nodes that do not exist.
+    fn collect_orphans(&mut self) {
+        let missing: Vec<String> = self
+            .pods_by_node
+            .keys()
+            .filter(|n| !self.nodes.contains_key(*n))
+            .cloned()
+            .collect();
+        for node in missing {
+            self.collect_node_pods(&node);
+        }
+    }
+}
+
+fn key_of(pod: &Pod) -> Option<PodKey> {
+    Some((
+        pod.metadata.namespace.clone().unwrap_or_default(),
+        pod.metadata.name.clone()?,
+    ))
+}
+
+/// A stable address in `prefix.x.y` derived from a name.
+fn synthetic_ip(prefix: &str, name: &str) -> String {
+    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("{prefix}.{}.{}", (h >> 8) % 256, h % 254 + 1)
+}

@@ -1,0 +1,365 @@
+//! The `SimulationSettings` document of a scenario: what the simulated cluster does that no
+//! Kubernetes object describes (kubelet delays, images that fail, pod creations that an
+//! admission webhook would reject, the speed of time).
+//!
+//! Why a document of its own: a scenario stays a file of real manifests that `kubectl apply`
+//! would also accept, and everything that is simulation-only is in one place a reader can find.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use std::time::Duration;
+
+/// `apiVersion` of the settings document.
+pub const SETTINGS_API_VERSION: &str = "daemonscope.dev/v1alpha1";
+/// `kind` of the settings document.
+pub const SETTINGS_KIND: &str = "SimulationSettings";
+
+/// Everything the simulated cluster needs besides the objects. Every field has a default, so a
+/// scenario without a settings document (a plain `kubectl get -o yaml` dump) runs as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct SimulationSettings {
+    /// Simulated seconds per real second: 10 runs a rollout ten times faster.
+    pub speed: f64,
+    /// Delays of the kubelet stand-in.
+    pub kubelet: KubeletSettings,
+    /// The DaemonSet controller's knobs.
+    pub controller: ControllerSettings,
+    /// Images whose containers never become ready, so a rollout can stall.
+    pub failing_images: Vec<FailingImage>,
+    /// Pod creations rejected for a DaemonSet on chosen nodes, so a gap can persist.
+    pub blocked_creations: Vec<BlockedCreation>,
+    /// Template changes made while the simulation runs (as `kubectl set image` would), so a
+    /// generated cluster has rollouts in progress.
+    pub updates: Vec<ScheduledUpdate>,
+}
+
+impl Default for SimulationSettings {
+    fn default() -> Self {
+        SimulationSettings {
+            speed: 1.0,
+            kubelet: KubeletSettings::default(),
+            controller: ControllerSettings::default(),
+            failing_images: Vec::new(),
+            blocked_creations: Vec::new(),
+            updates: Vec::new(),
+        }
+    }
+}
+
+/// How long the kubelet stand-in takes for each step of a pod's life (simulated time).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct KubeletSettings {
+    /// From creation to `spec.nodeName` being set (the scheduler's bind).
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub schedule_delay: Duration,
+    /// From bind to the containers running (image pull, sandbox): `ContainerCreating`.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub container_creating_delay: Duration,
+    /// From running to the Ready condition turning True (readiness probe).
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub ready_delay: Duration,
+    /// From a pod's deletionTimestamp to its removal.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub termination_grace_period: Duration,
+    /// Time between two restarts of a crash-looping container.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub crash_loop_restart_interval: Duration,
+}
+
+impl Default for KubeletSettings {
+    fn default() -> Self {
+        KubeletSettings {
+            schedule_delay: Duration::from_millis(500),
+            container_creating_delay: Duration::from_secs(2),
+            ready_delay: Duration::from_secs(1),
+            termination_grace_period: Duration::from_secs(2),
+            crash_loop_restart_interval: Duration::from_secs(20),
+        }
+    }
+}
+
+/// The DaemonSet controller's tunables; the defaults are the real controller's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ControllerSettings {
+    /// At most this many creates and this many deletes per sync (`BurstReplicas`, §a.7).
+    pub burst_replicas: usize,
+    /// First retry delay after a rejected pod creation; doubles up to `max_backoff`.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub initial_backoff: Duration,
+    /// Ceiling of the creation retry delay.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub max_backoff: Duration,
+}
+
+impl Default for ControllerSettings {
+    fn default() -> Self {
+        ControllerSettings {
+            burst_replicas: 250,
+            initial_backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(60),
+        }
+    }
+}
+
+/// How a failing image fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FailureMode {
+    /// The container starts, exits, and is restarted with a growing restart count.
+    CrashLoopBackOff,
+    /// The image cannot be pulled: the pod stays Pending.
+    ImagePullBackOff,
+    /// The container runs but its readiness probe never passes.
+    NeverReady,
+}
+
+/// An image whose containers never become ready.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FailingImage {
+    /// The exact image reference as written in the pod template.
+    pub image: String,
+    /// Defaults to CrashLoopBackOff.
+    #[serde(default = "default_failure_mode")]
+    pub mode: FailureMode,
+    /// The waiting message shown on the container; a default is derived from the mode.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+fn default_failure_mode() -> FailureMode {
+    FailureMode::CrashLoopBackOff
+}
+
+/// Pod creation for one DaemonSet rejected on some nodes, as a ResourceQuota or an admission
+/// webhook would reject it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BlockedCreation {
+    /// `namespace/name` of the DaemonSet.
+    pub daemon_set: String,
+    /// Node names; empty means every node.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// The rejection the API server returns (the FailedCreate event says "Error creating: …").
+    pub message: String,
+}
+
+/// A `kubectl set image` the simulation performs by itself after some simulated time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScheduledUpdate {
+    /// `namespace/name` of the DaemonSet.
+    pub daemon_set: String,
+    /// The container to change; the first one when left out.
+    #[serde(default)]
+    pub container: Option<String>,
+    /// The new image.
+    pub image: String,
+    /// Simulated time after start.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub after: Duration,
+}
+
+impl BlockedCreation {
+    /// Whether a creation for this DaemonSet on this node is rejected.
+    pub fn blocks(&self, namespace: &str, name: &str, node: &str) -> bool {
+        let matches_ds = self
+            .daemon_set
+            .split_once('/')
+            .is_some_and(|(ns, n)| ns == namespace && n == name);
+        matches_ds && (self.nodes.is_empty() || self.nodes.iter().any(|n| n == node))
+    }
+}
+
+impl SimulationSettings {
+    /// Checks what serde cannot: positive speed, `namespace/name` references.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.speed.is_finite() && self.speed > 0.0) {
+            return Err(format!(
+                "spec.speed: must be a positive number, got {}",
+                self.speed
+            ));
+        }
+        if self.controller.burst_replicas == 0 {
+            return Err("spec.controller.burstReplicas: must be at least 1".to_string());
+        }
+        for (i, b) in self.blocked_creations.iter().enumerate() {
+            if !is_namespaced_name(&b.daemon_set) {
+                return Err(format!(
+                    "spec.blockedCreations[{i}].daemonSet: expected namespace/name, got {:?}",
+                    b.daemon_set
+                ));
+            }
+        }
+        for (i, u) in self.updates.iter().enumerate() {
+            if !is_namespaced_name(&u.daemon_set) {
+                return Err(format!(
+                    "spec.updates[{i}].daemonSet: expected namespace/name, got {:?}",
+                    u.daemon_set
+                ));
+            }
+            if u.image.trim().is_empty() {
+                return Err(format!("spec.updates[{i}].image: must not be empty"));
+            }
+        }
+        for (i, f) in self.failing_images.iter().enumerate() {
+            if f.image.trim().is_empty() {
+                return Err(format!("spec.failingImages[{i}].image: must not be empty"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The failure configured for an image, if any.
+    pub fn failure_for(&self, image: &str) -> Option<&FailingImage> {
+        self.failing_images.iter().find(|f| f.image == image)
+    }
+
+    /// The rejection message for a creation, if one is configured.
+    pub fn blocked(&self, namespace: &str, name: &str, node: &str) -> Option<&str> {
+        self.blocked_creations
+            .iter()
+            .find(|b| b.blocks(namespace, name, node))
+            .map(|b| b.message.as_str())
+    }
+}
+
+fn is_namespaced_name(text: &str) -> bool {
+    text.split_once('/')
+        .is_some_and(|(ns, n)| !ns.is_empty() && !n.is_empty() && !n.contains('/'))
+}
+
+/// Parses a duration the way people write them in Kubernetes-adjacent YAML: `1500ms`, `2s`,
+/// `1m30s`, `1h`, or a bare number of seconds (`2`, `0.5`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty duration".to_string());
+    }
+    if let Ok(secs) = t.parse::<f64>() {
+        return seconds(secs, text);
+    }
+    let mut total = 0f64;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(|| format!("{text:?}: a number needs a unit (ms, s, m, h)"))?;
+        if digits == 0 {
+            return Err(format!("{text:?}: expected a number at {rest:?}"));
+        }
+        let number: f64 = rest[..digits]
+            .parse()
+            .map_err(|_| format!("{text:?}: {:?} is not a number", &rest[..digits]))?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let factor = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            other => {
+                return Err(format!(
+                    "{text:?}: unknown unit {other:?} (use ms, s, m or h)"
+                ))
+            }
+        };
+        total += number * factor;
+        rest = &rest[unit_len..];
+    }
+    seconds(total, text)
+}
+
+fn seconds(secs: f64, text: &str) -> Result<Duration, String> {
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!(
+            "{text:?}: a duration must be a non-negative number"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(f64),
+        Text(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Number(n) => seconds(n, &n.to_string()).map_err(serde::de::Error::custom),
+        Raw::Text(t) => parse_duration(&t).map_err(serde::de::Error::custom),
+    }
+}
+
+fn ser_duration<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{}ms", d.as_millis()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_units_combinations_and_bare_seconds() {
+        let cases = [
+            ("2s", 2000),
+            ("1500ms", 1500),
+            ("1m30s", 90_000),
+            ("1h", 3_600_000),
+            ("0.5", 500),
+            ("3", 3000),
+            ("0.25s", 250),
+        ];
+        for (text, ms) in cases {
+            assert_eq!(
+                parse_duration(text),
+                Ok(Duration::from_millis(ms)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn durations_reject_unknown_units_missing_units_and_negatives() {
+        for text in ["", "2 parsecs", "5x", "-1", "s", "1m30"] {
+            assert!(parse_duration(text).is_err(), "{text} should be rejected");
+        }
+    }
+
+    #[test]
+    fn a_blocked_creation_matches_its_daemonset_on_its_nodes_only() {
+        let b = BlockedCreation {
+            daemon_set: "security/falco".into(),
+            nodes: vec!["worker-3".into()],
+            message: "denied".into(),
+        };
+        assert!(b.blocks("security", "falco", "worker-3"));
+        assert!(!b.blocks("security", "falco", "worker-4"));
+        assert!(!b.blocks("kube-system", "falco", "worker-3"));
+        let everywhere = BlockedCreation { nodes: vec![], ..b };
+        assert!(everywhere.blocks("security", "falco", "any-node"));
+    }
+
+    #[test]
+    fn validation_names_the_field_that_is_wrong() {
+        let mut s = SimulationSettings {
+            speed: 0.0,
+            ..Default::default()
+        };
+        assert!(s.validate().is_err_and(|e| e.starts_with("spec.speed")));
+        s.speed = 2.0;
+        s.blocked_creations.push(BlockedCreation {
+            daemon_set: "falco".into(),
+            nodes: vec![],
+            message: "x".into(),
+        });
+        assert!(s
+            .validate()
+            .is_err_and(|e| e.starts_with("spec.blockedCreations[0].daemonSet")));
+    }
+}

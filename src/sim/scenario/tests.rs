@@ -1,0 +1,217 @@
+//! Loading scenarios: the demo file, `kubectl get -o yaml` lists, and files that are wrong in
+//! the ways people get them wrong.
+
+use super::*;
+use std::path::PathBuf;
+
+fn demo_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.yaml")
+}
+
+fn err(text: &str) -> String {
+    match parse_str(text, "test.yaml") {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn the_demo_scenario_loads_with_its_settings_and_every_object() {
+    let s = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
+    assert_eq!(s.nodes.len(), 12);
+    assert_eq!(s.daemonsets.len(), 7);
+    assert_eq!(s.namespaces.len(), 5);
+    assert!(
+        s.revisions.len() >= s.daemonsets.len(),
+        "a ControllerRevision per DaemonSet"
+    );
+    assert!(s.pods.len() > 50);
+    assert!(s.skipped.is_empty());
+    assert_eq!(s.settings.failing_images.len(), 1);
+    assert_eq!(
+        s.settings.blocked("security", "falco", "worker-3"),
+        Some(s.settings.blocked_creations[0].message.as_str())
+    );
+    assert_eq!(
+        s.settings.kubelet.container_creating_delay,
+        std::time::Duration::from_secs(3)
+    );
+}
+
+#[test]
+fn every_demo_pod_is_owned_by_a_demo_daemonset_through_its_uid() {
+    let s = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
+    for pod in &s.pods {
+        let owner = pod
+            .metadata
+            .owner_references
+            .as_ref()
+            .and_then(|o| o.first());
+        let owner = owner.expect("demo pods have an owner");
+        let ds = s
+            .daemonsets
+            .iter()
+            .find(|d| d.metadata.uid.as_deref() == Some(owner.uid.as_str()))
+            .expect("owner uid is a DaemonSet of the file");
+        assert_eq!(ds.metadata.namespace, pod.metadata.namespace);
+        assert!(pod
+            .metadata
+            .labels
+            .as_ref()
+            .is_some_and(|l| l.contains_key("controller-revision-hash")));
+    }
+}
+
+#[test]
+fn a_kubectl_list_dump_is_flattened_into_its_items() {
+    let text = r#"
+apiVersion: v1
+kind: List
+metadata: {resourceVersion: ""}
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {a: b}}
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: ds1, namespace: kube-system}
+  spec:
+    selector: {matchLabels: {app: x}}
+    template:
+      metadata: {labels: {app: x}}
+      spec: {containers: [{name: c, image: busybox}]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: kubernetes, namespace: default}
+"#;
+    let s = parse_str(text, "dump.yaml").expect("list parses");
+    assert_eq!(s.nodes.len(), 1);
+    assert_eq!(s.daemonsets.len(), 1);
+    assert_eq!(
+        s.skipped.len(),
+        1,
+        "the Service is named as skipped: {:?}",
+        s.skipped
+    );
+    assert!(s.skipped[0].contains("item 3"));
+}
+
+#[test]
+fn a_manifest_without_namespace_lands_in_default() {
+    let text = r#"
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: x}}
+  template: {metadata: {labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}
+"#;
+    let s = parse_str(text, "t.yaml").expect("parses");
+    assert_eq!(
+        s.daemonsets[0].metadata.namespace.as_deref(),
+        Some("default")
+    );
+}
+
+#[test]
+fn bad_files_get_errors_naming_document_object_and_field() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "yaml syntax",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: [unclosed\n",
+            &["test.yaml", "not valid YAML", "line"],
+        ),
+        (
+            "wrong field type",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulable: maybe}\n",
+            &["document 1", "Node n1", "field spec.unschedulable"],
+        ),
+        (
+            "taint effect not a string, second document",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\nspec:\n  taints: [{key: a, effect: [x]}]\n",
+            &["document 2", "Node n2", "spec.taints[0].effect"],
+        ),
+        ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", &["document 1", "field kind", "missing"]),
+        (
+            "wrong apiVersion for a DaemonSet",
+            "apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d, namespace: x}\nspec: {}\n",
+            &["DaemonSet x/d", "field apiVersion", "apps/v1"],
+        ),
+        (
+            "duplicate node",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
+            &["document 2", "duplicate", "document 1"],
+        ),
+        ("node without a name", "apiVersion: v1\nkind: Node\nmetadata: {}\n", &["field metadata.name", "missing"]),
+        ("a scalar document", "just a string\n", &["document 1", "a string"]),
+        (
+            "daemonset without spec",
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: x}\n",
+            &["DaemonSet x/d", "field spec", "missing"],
+        ),
+        (
+            "unknown settings field",
+            "apiVersion: daemonscope.dev/v1alpha1\nkind: SimulationSettings\nspec: {sped: 2}\n",
+            &["SimulationSettings", "sped"],
+        ),
+        (
+            "bad duration",
+            "apiVersion: daemonscope.dev/v1alpha1\nkind: SimulationSettings\nspec: {kubelet: {readyDelay: 5 parsecs}}\n",
+            &["field spec.kubelet.readyDelay", "unknown unit"],
+        ),
+        (
+            "zero speed",
+            "apiVersion: daemonscope.dev/v1alpha1\nkind: SimulationSettings\nspec: {speed: 0}\n",
+            &["spec.speed", "positive"],
+        ),
+        (
+            "blocked creation of an unknown daemonset",
+            "apiVersion: daemonscope.dev/v1alpha1\nkind: SimulationSettings\nspec: {blockedCreations: [{daemonSet: a/b, message: no}]}\n",
+            &["spec.blockedCreations[0].daemonSet", "no DaemonSet a/b"],
+        ),
+        (
+            "two settings documents",
+            "apiVersion: daemonscope.dev/v1alpha1\nkind: SimulationSettings\n---\napiVersion: daemonscope.dev/v1alpha1\nkind: SimulationSettings\n",
+            &["document 2", "only one settings document"],
+        ),
+        (
+            "a list without items",
+            "apiVersion: v1\nkind: List\n",
+            &["List", "field items"],
+        ),
+    ];
+    for (case, text, needles) in cases {
+        let message = err(text);
+        for needle in *needles {
+            assert!(
+                message.contains(needle),
+                "{case}: {needle:?} not in {message:?}"
+            );
+        }
+        assert!(!message.contains('\n'), "{case}: one line, got {message:?}");
+    }
+}
+
+#[test]
+fn yaml_1_1_booleans_and_zero_padded_numbers_stay_strings() {
+    let text =
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {enabled: yes, rack: 007}}\n";
+    let s = parse_str(text, "t.yaml").expect("parses");
+    let labels = s.nodes[0].metadata.labels.clone().unwrap_or_default();
+    assert_eq!(s.nodes[0].metadata.name.as_deref(), Some("n"));
+    assert_eq!(labels.get("enabled").map(String::as_str), Some("yes"));
+    assert_eq!(labels.get("rack").map(String::as_str), Some("007"));
+}
+
+#[test]
+fn a_missing_file_names_the_path() {
+    let e = load(&ScenarioSource::File("/nonexistent/scenario.yaml".into())).unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/scenario.yaml"), "{e}");
+}
+
+#[test]
+fn an_empty_file_is_an_empty_scenario_with_default_settings() {
+    let s = parse_str("", "empty.yaml").expect("empty parses");
+    assert!(s.nodes.is_empty() && s.daemonsets.is_empty());
+    assert_eq!(s.settings, SimulationSettings::default());
+}
