@@ -22,6 +22,9 @@ struct Inner {
     feed: Feed,
     /// Scope labels that completed their first list.
     synced_once: BTreeSet<String>,
+    /// Scope labels the API server refused (403) since their last list: settled for
+    /// readiness, because waiting will not change the answer.
+    denied: BTreeSet<String>,
 }
 
 /// How a live client starts: the versions it missed, or a whole snapshot.
@@ -76,6 +79,7 @@ impl Live {
                 state,
                 feed: Feed::new(),
                 synced_once: BTreeSet::new(),
+                denied: BTreeSet::new(),
             }),
             metrics,
             expected: scopes.iter().map(Scope::label).collect(),
@@ -94,10 +98,21 @@ impl Live {
         &self.metrics
     }
 
-    /// True once every watcher has completed its first list (`/readyz`).
+    /// True once every watcher has completed its first list, or was refused by the API
+    /// server (`/readyz`): a 403 on pods must not keep the nodes and DaemonSets it can show
+    /// off the air.
     pub fn is_ready(&self) -> bool {
         let inner = self.lock();
-        self.expected.iter().all(|s| inner.synced_once.contains(s))
+        self.expected
+            .iter()
+            .all(|s| inner.synced_once.contains(s) || inner.denied.contains(s))
+    }
+
+    /// A watcher refused with 403: shown on the page like any failure, and settled for
+    /// readiness.
+    pub fn watch_denied(&self, scope: &Scope, message: String) -> Option<u64> {
+        self.lock().denied.insert(scope.label());
+        self.watch_failed(scope, message, false)
     }
 
     /// Keeps the per-DaemonSet metrics equal to the columns the deltas carry (a node change
@@ -183,6 +198,7 @@ impl Live {
             error: None,
             stale_since: None,
         });
+        inner.denied.remove(&label);
         inner.synced_once.insert(label);
         let columns: Vec<DaemonSetColumn> = inner.state.columns().cloned().collect();
         for column in &columns {

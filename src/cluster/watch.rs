@@ -206,6 +206,16 @@ fn is_streaming_rejection(err: &watcher::Error) -> bool {
     )
 }
 
+fn is_forbidden(err: &watcher::Error) -> bool {
+    match err {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s)) => s.code == 403,
+        watcher::Error::WatchError(s) => s.code == 403,
+        _ => false,
+    }
+}
+
 fn is_expired(err: &watcher::Error) -> bool {
     matches!(err, watcher::Error::WatchError(s) if s.code == 410)
 }
@@ -270,7 +280,11 @@ async fn session<K: Watched>(
                 let user = forbidden_user(&err, user);
                 let (message, lost) = describe(scope, &user, &err);
                 tracing::warn!(resource = %label, error = %err, lost, "{message}");
-                live.watch_failed(scope, message, lost);
+                if is_forbidden(&err) {
+                    live.watch_denied(scope, message);
+                } else {
+                    live.watch_failed(scope, message, lost);
+                }
                 return Ended::Failed;
             }
         }

@@ -171,6 +171,29 @@ async fn readyz_is_503_until_every_watcher_has_listed_then_200() {
 }
 
 #[tokio::test]
+async fn a_forbidden_resource_does_not_keep_the_rest_off_the_air() {
+    let live = Live::new(ClusterState::new("c"), &scopes());
+    live.replace(&Scope::Nodes, vec![Projection::Node(node("a"))]);
+    live.replace(&Scope::DaemonSets(None), vec![Projection::DaemonSet(ds())]);
+    live.replace(&Scope::Revisions(None), vec![]);
+    live.watch_denied(
+        &Scope::Pods(None),
+        "cannot list pods: forbidden for user bob".into(),
+    );
+    assert_eq!(
+        get(app(live.clone()), "/readyz", &[]).await.status(),
+        StatusCode::OK
+    );
+    let snapshot = live.snapshot();
+    assert_eq!(snapshot.nodes.len(), 1, "nodes still shown");
+    let pods = snapshot.health.iter().find(|h| h.resource == "pods");
+    assert_eq!(
+        pods.and_then(|h| h.error.as_deref()),
+        Some("cannot list pods: forbidden for user bob")
+    );
+}
+
+#[tokio::test]
 async fn readyz_says_which_resource_is_forbidden() {
     let live = Live::new(ClusterState::new("c"), &scopes());
     live.watch_failed(
