@@ -8,7 +8,7 @@
 mod explain;
 mod snapshot;
 
-pub use explain::{explain_cell, explain_cell_with};
+pub use explain::{explain_cell, explain_cell_with, pod_summary};
 pub use snapshot::{build_snapshot, column_summary, node_row, strategy_name};
 
 use super::facts::{DaemonSetFacts, PodFacts, PodPhase};
@@ -37,6 +37,7 @@ pub const RULES: &[(&str, &str)] = &[
     ),
     ("build_snapshot", "§a, §c, §d, §e, §f"),
     ("explain_cell", "§a (reasons and fixes), §c, §d.4"),
+    ("pod_summary", "§d.4 (updated)"),
 ];
 
 /// The state names are a public contract (`data-state` in the HTML): keep them.

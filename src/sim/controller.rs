@@ -129,6 +129,7 @@ async fn run_daemonset_controller(
             }
         }
         if lagged {
+            tracing::info!("DaemonSet controller fell behind the change stream; relisting");
             cache = Cache::load(&store);
             refresh_owners(&mut owners);
             queue.all(&store);

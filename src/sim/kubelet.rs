@@ -20,6 +20,7 @@ use super::clock::SimClock;
 use super::scenario::settings::SimulationSettings;
 use super::store::{EventType, Kind, Store, StoreEvent};
 use k8s_openapi::api::core::v1::{Node, Pod};
+use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
@@ -55,6 +56,8 @@ struct Kubelet {
     pods_by_node: HashMap<String, HashSet<PodKey>>,
     /// The node each known pod is for.
     pod_node: HashMap<PodKey, String>,
+    /// The newest resourceVersion seen of each pod: older change events are skipped.
+    seen_rv: HashMap<PodKey, u64>,
     /// The pending step of each pod with the sequence number of its queue entry.
     pending: HashMap<PodKey, (Step, u64)>,
     queue: BinaryHeap<Reverse<(Duration, u64, PodKey)>>,
@@ -72,6 +75,7 @@ impl Kubelet {
             pods_by_node: HashMap::new(),
             pod_node: HashMap::new(),
             pending: HashMap::new(),
+            seen_rv: HashMap::new(),
             queue: BinaryHeap::new(),
             seq: 0,
         }
@@ -93,7 +97,7 @@ impl Kubelet {
                 event = events.recv() => match event {
                     Ok(event) => self.on_event(&event),
                     Err(RecvError::Lagged(missed)) => {
-                        tracing::debug!(missed, "kubelet stand-in fell behind the change stream; relisting");
+                        tracing::info!(missed, "kubelet stand-in fell behind the change stream; relisting");
                         self.resync();
                     }
                     Err(RecvError::Closed) => return,
@@ -155,7 +159,14 @@ impl Kubelet {
                     self.forget_pod(&key);
                     return;
                 }
-                match serde_json::from_value::<Pod>((*event.object).clone()) {
+                if self
+                    .seen_rv
+                    .get(&key)
+                    .is_some_and(|rv| *rv >= event.resource_version)
+                {
+                    return;
+                }
+                match Pod::deserialize(&*event.object) {
                     Ok(pod) => self.on_pod(&pod),
                     Err(e) => {
                         tracing::warn!(pod = %event.name, error = %e, "kubelet stand-in cannot read pod")
@@ -168,7 +179,7 @@ impl Kubelet {
                     self.collect_node_pods(&event.name);
                     return;
                 }
-                let Ok(node) = serde_json::from_value::<Node>((*event.object).clone()) else {
+                let Ok(node) = Node::deserialize(&*event.object) else {
                     return;
                 };
                 let was = self.nodes.get(&event.name).copied();
@@ -184,6 +195,14 @@ impl Kubelet {
 
     fn on_pod(&mut self, pod: &Pod) {
         let Some(key) = key_of(pod) else { return };
+        if let Some(rv) = pod
+            .metadata
+            .resource_version
+            .as_deref()
+            .and_then(|v| v.parse().ok())
+        {
+            self.seen_rv.insert(key.clone(), rv);
+        }
         let target = target_node(pod);
         if let Some(old) = self.pod_node.get(&key).cloned() {
             if Some(&old) != target.as_ref() {
@@ -211,6 +230,7 @@ impl Kubelet {
 
     fn forget_pod(&mut self, key: &PodKey) {
         self.pending.remove(key);
+        self.seen_rv.remove(key);
         if let Some(node) = self.pod_node.remove(key) {
             if let Some(set) = self.pods_by_node.get_mut(&node) {
                 set.remove(key);
@@ -265,7 +285,7 @@ impl Kubelet {
         }
         let now = self.clock.now();
         let result = match step {
-            Step::Remove => self.store.remove::<Pod>(Some(&key.0), &key.1).map(|_| ()),
+            Step::Remove => self.store.remove::<Pod>(Some(&key.0), &key.1).map(|_| None),
             Step::Bind => {
                 let Some(node) = target else { return };
                 let host_ip = self.node_ips.get(&node).cloned().unwrap_or_default();
@@ -275,7 +295,7 @@ impl Kubelet {
                 }
                 self.store.update(bound).and_then(|mut bound| {
                     bound.status = Some(pod::bound_status(&bound, &host_ip, now));
-                    self.store.update_status(bound).map(|_| ())
+                    self.store.update_status(bound).map(Some)
                 })
             }
             Step::Start | Step::BecomeReady | Step::Restart => {
@@ -290,14 +310,20 @@ impl Kubelet {
                 };
                 let mut next = pod.clone();
                 next.status = Some(pod::advance(&pod, step, &self.settings, &ip, now));
-                self.store.update_status(next).map(|_| ())
+                self.store.update_status(next).map(Some)
             }
         };
-        if let Err(e) = result {
-            // A conflicting write (the controller deleting the pod, say): the change event that
-            // caused it reschedules the pod; retry soon in case there is none.
-            tracing::debug!(pod = %key.1, ?step, error = %e, "kubelet step failed; retrying");
-            self.schedule(key.clone(), step, Duration::from_millis(200));
+        match result {
+            // Our own write: continue from the object the store returned (its change event is
+            // then skipped by resourceVersion instead of being decoded again).
+            Ok(Some(written)) => self.on_pod(&written),
+            Ok(None) => self.forget_pod(key),
+            Err(e) => {
+                // A conflicting write (the controller deleting the pod, say): the change event that
+                // caused it reschedules the pod; retry soon in case there is none.
+                tracing::debug!(pod = %key.1, ?step, error = %e, "kubelet step failed; retrying");
+                self.schedule(key.clone(), step, Duration::from_millis(200));
+            }
         }
     }
 

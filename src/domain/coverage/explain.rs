@@ -49,20 +49,7 @@ pub fn explain_cell_with(
     }
     let mut pods: Vec<&PodFacts> = pods_on_node.to_vec();
     pods.sort_by(|a, b| pod_order(a, b));
-    let pods = pods
-        .into_iter()
-        .map(|p| PodSummary {
-            name: p.name.clone(),
-            phase: format!("{:?}", p.phase),
-            ready: p.ready,
-            updated: is_pod_updated(ds, p),
-            revision_hash: p.revision_hash.clone(),
-            restart_count: p.restart_count,
-            waiting_reason: p.waiting_reason.clone(),
-            terminating: p.terminating,
-            age_seconds: now.saturating_sub(p.created).max(0),
-        })
-        .collect();
+    let pods = pods.into_iter().map(|p| pod_summary(ds, p, now)).collect();
     CellExplanation {
         node: node.to_string(),
         daemonset: ds.key(),
@@ -71,6 +58,23 @@ pub fn explain_cell_with(
         placement,
         pods,
         what_would_change,
+    }
+}
+
+/// A pod as the explanation and rollout pages show it: name, phase, readiness, whether it is
+/// updated (§d.4), revision, restarts, waiting reason, terminating, age. Why: never env,
+/// command lines or volumes (design), and one definition for every page.
+pub fn pod_summary(ds: &DaemonSetFacts, pod: &PodFacts, now: i64) -> PodSummary {
+    PodSummary {
+        name: pod.name.clone(),
+        phase: format!("{:?}", pod.phase),
+        ready: pod.ready,
+        updated: is_pod_updated(ds, pod),
+        revision_hash: pod.revision_hash.clone(),
+        restart_count: pod.restart_count,
+        waiting_reason: pod.waiting_reason.clone(),
+        terminating: pod.terminating,
+        age_seconds: now.saturating_sub(pod.created).max(0),
     }
 }
 

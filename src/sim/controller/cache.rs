@@ -11,6 +11,7 @@ use crate::cluster::convert::{node_facts, pod_facts};
 use crate::domain::facts::{NodeFacts, PodFacts};
 use crate::sim::store::{EventType, Kind, Store, StoreEvent};
 use k8s_openapi::api::core::v1::{Node, Pod};
+use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
 /// A cached pod: the resourceVersion it was read at and its facts.
@@ -129,7 +130,7 @@ impl Cache {
             Kind::Node => {
                 if event.event_type == EventType::Deleted {
                     self.nodes.remove(&event.name);
-                } else if let Ok(node) = serde_json::from_value::<Node>((*event.object).clone()) {
+                } else if let Ok(node) = Node::deserialize(&*event.object) {
                     let facts = node_facts(&node);
                     if self.nodes.get(&facts.name) == Some(&facts) {
                         return Touched::Nothing;
@@ -139,7 +140,24 @@ impl Cache {
                 Touched::Node
             }
             Kind::Pod => {
-                let Ok(pod) = serde_json::from_value::<Pod>((*event.object).clone()) else {
+                // Skip, without decoding, a change the cache already holds (its own writes).
+                let uid = event
+                    .object
+                    .pointer("/metadata/uid")
+                    .and_then(|v| v.as_str());
+                let owner = event
+                    .object
+                    .pointer("/metadata/ownerReferences/0/uid")
+                    .and_then(|v| v.as_str());
+                if let (Some(uid), Some(owner)) = (uid, owner) {
+                    let cached = self.pods.by_owner.get(owner).and_then(|m| m.get(uid));
+                    if event.event_type != EventType::Deleted
+                        && cached.is_some_and(|c| c.resource_version >= event.resource_version)
+                    {
+                        return Touched::Nothing;
+                    }
+                }
+                let Ok(pod) = Pod::deserialize(&*event.object) else {
                     return Touched::Nothing;
                 };
                 let facts = pod_facts(&pod);

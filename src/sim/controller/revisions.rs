@@ -11,6 +11,7 @@ use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -42,7 +43,7 @@ pub fn template_hash(template: &Value, collision_count: Option<i32>) -> String {
 /// A template as canonical JSON (through the typed struct, so field order and empty values
 /// compare equal however they were written).
 pub fn canonical(template: &Value) -> Option<Value> {
-    serde_json::from_value::<PodTemplateSpec>(template.clone())
+    PodTemplateSpec::deserialize(template)
         .ok()
         .and_then(|t| serde_json::to_value(t).ok())
 }

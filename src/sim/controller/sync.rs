@@ -48,6 +48,14 @@ pub struct Syncer {
     failed_backoff: HashMap<(String, i64, String), (Duration, Duration)>,
 }
 
+/// What carrying out a plan did.
+struct Outcome {
+    /// A pod was created or deleted.
+    changed: bool,
+    /// A create or delete failed.
+    failed: bool,
+}
+
 /// A pod the sync wants gone, and why.
 struct Doomed {
     uid: String,
@@ -203,10 +211,14 @@ impl Syncer {
                 }
             }
         }
-        let changed = self.execute(pod_cache, &ds, &facts, &hash, creates, doomed, &mut requeue);
+        let outcome = self.execute(pod_cache, &ds, &facts, &hash, creates, doomed, &mut requeue);
 
-        // rolling update (§d.3), only when manage changed nothing in this sync
-        if !changed && matches!(facts.strategy, UpdateStrategy::RollingUpdate { .. }) {
+        // rolling update (§d.3), only when manage changed nothing and failed nothing in this
+        // sync (DC `updateDaemonSet` returns manage's error before the rolling step)
+        if !outcome.changed
+            && !outcome.failed
+            && matches!(facts.strategy, UpdateStrategy::RollingUpdate { .. })
+        {
             let desired = placements.iter().filter(|(_, p)| p.should_run).count() as i64;
             match resolve_budget(&facts.strategy, desired) {
                 Ok(budget) => {
@@ -284,10 +296,11 @@ impl Syncer {
         mut creates: Vec<String>,
         doomed: Vec<Doomed>,
         requeue: &mut Requeue,
-    ) -> bool {
+    ) -> Outcome {
         let burst = self.settings.controller.burst_replicas;
         let elapsed = self.clock.elapsed();
         let mut changed = false;
+        let mut any_failed = false;
         let namespace = facts.namespace.as_str();
         let observed = facts.status.as_ref().map_or(0, |s| s.observed_generation);
         let mut deletes = 0;
@@ -397,6 +410,7 @@ impl Syncer {
                     }
                     Err(message) => {
                         failed = true;
+                        any_failed = true;
                         let c = &self.settings.controller;
                         let delay = self
                             .create_backoff
@@ -421,7 +435,10 @@ impl Syncer {
             }
             batch *= 2;
         }
-        changed
+        Outcome {
+            changed,
+            failed: any_failed,
+        }
     }
 
     /// The API server sets `deprecated.daemonset.template.generation` to the new generation

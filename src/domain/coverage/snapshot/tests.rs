@@ -219,3 +219,146 @@ fn node_rows_bound_taints_and_labels() {
         "only identifying labels"
     );
 }
+
+/// A small deterministic generator (LCG), so the mixed-cluster test needs no randomness crate.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn columns_agree_with_their_cells_and_with_compute_status_on_a_mixed_cluster() {
+    use crate::domain::coverage::{group_pods, CellState::*};
+    use crate::domain::rollout::compute_status;
+    use crate::domain::scheduling::placement;
+    let mut rng = Lcg(42);
+    let effects = [
+        TaintEffect::NoSchedule,
+        TaintEffect::NoExecute,
+        TaintEffect::PreferNoSchedule,
+    ];
+    let nodes: Vec<NodeFacts> = (0..60)
+        .map(|i| match rng.next(4) {
+            0 => tainted(
+                &format!("n{i:02}"),
+                "dedicated",
+                effects[rng.next(3) as usize].clone(),
+            ),
+            _ => node(&format!("n{i:02}")),
+        })
+        .collect();
+    let mut daemonsets = Vec::new();
+    for d in 0..4 {
+        let mut x = ds();
+        x.name = format!("ds{d}");
+        x.uid = format!("ds{d}-uid");
+        x.min_ready_seconds = 20 * d;
+        if d % 2 == 1 {
+            x.template.tolerations.push(Toleration {
+                key: "dedicated".into(),
+                operator: "Exists".into(),
+                effect: "NoSchedule".into(),
+                ..Default::default()
+            });
+        }
+        daemonsets.push(x);
+    }
+    let mut pods = Vec::new();
+    for n in &nodes {
+        for x in &daemonsets {
+            for k in 0..rng.next(3) {
+                let mut p = pod(&format!("{}-{}-{k}", x.name, n.name))
+                    .on(&n.name)
+                    .owner(&x.uid)
+                    .created(rng.next(50) as i64)
+                    .ready_at(rng.next(100) as i64);
+                match rng.next(6) {
+                    0 => p = p.old(),
+                    1 => p = p.unready(),
+                    2 => p = p.terminating(),
+                    3 => p = p.unbound().phase(PodPhase::Pending),
+                    4 => p = p.phase(PodPhase::Failed).terminating(),
+                    _ => {}
+                }
+                pods.push(p);
+            }
+        }
+    }
+    let snap = build_snapshot(&nodes, &daemonsets, &pods, 100, "mixed");
+    let groups = group_pods(&pods);
+    let mut seen: Vec<CellState> = snap.nodes.iter().flat_map(|r| r.cells.clone()).collect();
+    seen.sort_by_key(|s| s.as_str());
+    seen.dedup();
+    assert_eq!(
+        seen.len(),
+        8,
+        "the generated cluster shows every state: {seen:?}"
+    );
+    for (i, (x, col)) in daemonsets.iter().zip(&snap.daemonsets).enumerate() {
+        let count = |wanted: &[CellState]| {
+            snap.nodes
+                .iter()
+                .filter(|r| wanted.contains(&r.cells[i]))
+                .count() as i64
+        };
+        assert_eq!(
+            col.desired,
+            count(&[Ready, Outdated, Unready, Pending, Missing, Surge]),
+            "§c desired = shouldRun cells"
+        );
+        assert_eq!(
+            col.misscheduled,
+            count(&[Misscheduled]),
+            "§c misscheduled cells"
+        );
+        assert_eq!(col.missing, count(&[Missing]), "missing cells");
+        assert!(
+            col.available <= col.ready && col.ready <= col.desired,
+            "§c available ≤ ready ≤ desired"
+        );
+
+        let placements: Vec<_> = nodes.iter().map(|n| placement(n, &x.template)).collect();
+        let pairs: Vec<_> = nodes.iter().zip(&placements).collect();
+        let status = compute_status(x, &pairs, &pods, 100);
+        let summary = (
+            status.desired_number_scheduled,
+            status.number_ready,
+            status.number_available,
+            status.updated_number_scheduled,
+            status.number_misscheduled,
+        );
+        assert_eq!(
+            summary,
+            (
+                col.desired,
+                col.ready,
+                col.available,
+                col.updated,
+                col.misscheduled
+            ),
+            "§c the snapshot and compute_status agree"
+        );
+
+        let slots: Vec<NodeSlot<'_>> = nodes
+            .iter()
+            .zip(&placements)
+            .map(|(n, p)| NodeSlot {
+                node: &n.name,
+                should_run: p.should_run,
+                pods: groups.pods(&x.uid, &n.name),
+            })
+            .collect();
+        assert_eq!(
+            &column_summary(x, &slots, 100),
+            col,
+            "a column recomputed alone equals the snapshot's"
+        );
+    }
+}
