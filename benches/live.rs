@@ -16,18 +16,22 @@
 use axum::body::Body;
 use axum::http::Request;
 use daemonscope::cluster::connect;
+use daemonscope::cluster::projection::Projection;
+use daemonscope::cluster::state::Scope;
 use daemonscope::domain::view::{Delta, LiveMessage};
 use daemonscope::sim::{start_with, SimConfig};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::{Node, Pod};
-use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
+
+/// When each cell's deltas arrived (unix nanoseconds), by (node, DaemonSet key).
+type Arrivals = HashMap<(String, String), Vec<u128>>;
 
 type BenchResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -67,6 +71,13 @@ fn rss_mb() -> f64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn unix_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
 }
 
 fn node_name(i: usize) -> String {
@@ -128,12 +139,47 @@ async fn run_sim(size: Size) -> BenchResult {
     }
     println!("URL {}", sim.url);
     std::io::stdout().flush()?;
-    // Serve until the parent closes our stdin.
-    tokio::task::spawn_blocking(|| {
+    // Wait for "churn" from the parent, then change pods in the store at `rate` per second,
+    // printing when each change was committed (wall clock, shared by both processes).
+    let command = tokio::task::spawn_blocking(|| {
         let mut line = String::new();
         let _ = std::io::stdin().lock().read_line(&mut line);
+        line
     })
     .await?;
+    if command.trim() == "churn" {
+        let mut ticker = tokio::time::interval(Duration::from_secs_f64(1.0 / size.rate as f64));
+        let mut flipped: HashMap<String, bool> = HashMap::new();
+        for n in 0..size.events {
+            ticker.tick().await;
+            let (d, i) = (n % size.daemonsets, (n * 7919) % size.nodes);
+            let name = format!("{}-{}", ds_name(d), node_name(i));
+            let old = flipped.entry(name.clone()).or_insert(false);
+            *old = !*old;
+            let hash = if *old { "old" } else { "cur" };
+            let Some(mut pod) = store.get::<Pod>(Some("kube-system"), &name) else {
+                continue;
+            };
+            pod.metadata
+                .labels
+                .get_or_insert_default()
+                .insert("controller-revision-hash".into(), hash.into());
+            store.update(pod)?;
+            println!(
+                "FLIP {} kube-system/{} {}",
+                node_name(i),
+                ds_name(d),
+                unix_nanos()
+            );
+        }
+        println!("DONE");
+        std::io::stdout().flush()?;
+        tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            let _ = std::io::stdin().lock().read_line(&mut line);
+        })
+        .await?;
+    }
     Ok(())
 }
 
@@ -156,14 +202,25 @@ async fn run_dashboard(size: Size) -> BenchResult {
         .stdout(std::process::Stdio::piped())
         .spawn()?;
     let stdout = child.stdout.take().ok_or("child stdout")?;
-    let url = tokio::task::spawn_blocking(move || {
-        std::io::BufReader::new(stdout)
+    let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
             .lines()
             .map_while(Result::ok)
-            .find_map(|l| l.strip_prefix("URL ").map(str::to_string))
-    })
-    .await?
-    .ok_or("the simulated cluster did not start")?;
+        {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut url = None;
+    while let Some(line) = lines.recv().await {
+        if let Some(u) = line.strip_prefix("URL ") {
+            url = Some(u.to_string());
+            break;
+        }
+    }
+    let url = url.ok_or("the simulated cluster did not start")?;
     eprintln!(
         "simulated cluster with {} nodes × {} DaemonSets at {url}",
         size.nodes, size.daemonsets
@@ -188,24 +245,71 @@ async fn run_dashboard(size: Size) -> BenchResult {
     );
     println!("resident memory after sync: {rss_synced:.0} MB (process start: {rss_start:.0} MB)");
 
+    let started = Instant::now();
+    let snapshot = live.snapshot();
+    let built = started.elapsed();
+    let json = serde_json::to_string(&snapshot)
+        .map(|j| j.len())
+        .unwrap_or(0);
+    println!(
+        "snapshot: built in {:.1} ms, {:.1} MB as JSON",
+        built.as_secs_f64() * 1e3,
+        json as f64 / 1e6
+    );
+
+    // The dashboard's own cost per pod event, without the network: flip one pod's revision.
+    let sample = live.read(|s| {
+        let uid = s
+            .daemonset("kube-system/agent-00")
+            .map(|d| d.uid.clone())
+            .unwrap_or_default();
+        s.pods_in_cell(&uid, &node_name(1))
+            .first()
+            .map(|p| (*p).clone())
+    });
+    if let Some(pod) = sample {
+        let rounds = 500;
+        let started = Instant::now();
+        for n in 0..rounds {
+            let hash = if n % 2 == 0 { "old" } else { "cur" };
+            let facts = daemonscope::domain::PodFacts {
+                revision_hash: hash.into(),
+                ..pod.clone()
+            };
+            live.apply(&Scope::Pods(None), Projection::Pod(facts));
+        }
+        let per = started.elapsed() / rounds;
+        println!(
+            "state update per pod event (in process): {:.2} ms",
+            per.as_secs_f64() * 1e3
+        );
+    }
+
     // One live client through the real router, as a browser.
-    let app = daemonscope::web::router(daemonscope::web::AppState::new(
-        ([127, 0, 0, 1], 0).into(),
-        live.clone(),
-    ));
+    let state = daemonscope::web::AppState::new(([127, 0, 0, 1], 0).into(), live.clone());
+    let app = daemonscope::web::router(state);
     let response = app
         .oneshot(Request::get("/api/live").body(Body::empty())?)
         .await?;
     let mut body = response.into_body().into_data_stream();
-    let sent: Arc<Mutex<HashMap<(String, String), Instant>>> = Arc::default();
-    let latencies: Arc<Mutex<Vec<Duration>>> = Arc::default();
-    let (reader_sent, reader_lat) = (sent.clone(), latencies.clone());
+    let arrivals: Arc<Mutex<Arrivals>> = Arc::default();
+    let reader_arrivals = arrivals.clone();
     let reader = tokio::spawn(async move {
         let mut buffer = String::new();
+        // Where the search for the end of the current event resumes: a snapshot of 150,000
+        // cells arrives in many chunks, and rescanning it from the start would be quadratic.
+        let mut scanned: usize = 0;
         while let Some(Ok(chunk)) = body.next().await {
-            let arrived = Instant::now();
+            let arrived = unix_nanos();
             buffer.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = buffer.find("\n\n") {
+            loop {
+                let from = scanned.saturating_sub(1);
+                let Some(found) = buffer[from..].find("\n\n") else {
+                    scanned = buffer.len();
+                    break;
+                };
+                let end = from + found;
+                scanned = 0;
                 let block: String = buffer.drain(..end + 2).collect();
                 let data: String = block
                     .lines()
@@ -218,68 +322,61 @@ async fn run_dashboard(size: Size) -> BenchResult {
                     continue;
                 };
                 for delta in deltas {
-                    if let Delta::Cell {
-                        node, daemonset, ..
-                    } = delta
+                    if let (
+                        Delta::Cell {
+                            node, daemonset, ..
+                        },
+                        Ok(mut a),
+                    ) = (delta, reader_arrivals.lock())
                     {
-                        let t0 = reader_sent
-                            .lock()
-                            .ok()
-                            .and_then(|mut m| m.remove(&(node, daemonset)));
-                        if let (Some(t0), Ok(mut l)) = (t0, reader_lat.lock()) {
-                            l.push(arrived - t0);
-                        }
+                        a.entry((node, daemonset)).or_default().push(arrived);
                     }
                 }
             }
         }
     });
 
-    // Churn: `rate` pod events per second through the API server, as another client.
-    let writer = kube::Client::try_from(kube::Config::new(url.parse()?))?;
-    let pods_api: Api<Pod> = Api::namespaced(writer, "kube-system");
-    let interval = Duration::from_secs_f64(1.0 / size.rate as f64);
-    let mut ticker = tokio::time::interval(interval);
-    let mut flipped: HashMap<String, bool> = HashMap::new();
-    for n in 0..size.events {
-        ticker.tick().await;
-        let (d, i) = (n % size.daemonsets, (n * 7919) % size.nodes);
-        let name = format!("{}-{}", ds_name(d), node_name(i));
-        let old = flipped.entry(name.clone()).or_insert(false);
-        *old = !*old;
-        let hash = if *old { "old" } else { "cur" };
-        let patch = json!({"metadata": {"labels": {"controller-revision-hash": hash}}});
-        if let Ok(mut m) = sent.lock() {
-            m.insert(
-                (node_name(i), format!("kube-system/{}", ds_name(d))),
-                Instant::now(),
-            );
+    // Churn in the simulated cluster: `rate` pod changes per second, committed in its store.
+    let mut stdin = child.stdin.take().ok_or("child stdin")?;
+    writeln!(stdin, "churn")?;
+    stdin.flush()?;
+    let churn_started = Instant::now();
+    let mut changes: Vec<(String, String, u128)> = Vec::new();
+    while let Some(line) = lines.recv().await {
+        if line == "DONE" {
+            break;
         }
-        let api = pods_api.clone();
-        tokio::spawn(async move {
-            if let Err(err) = api
-                .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                .await
-            {
-                eprintln!("patch {name}: {err}");
-            }
-        });
+        let parts: Vec<&str> = line.split(' ').collect();
+        if let ["FLIP", node, ds, t] = parts[..] {
+            changes.push((node.to_string(), ds.to_string(), t.parse().unwrap_or(0)));
+        }
     }
+    let churn_secs = churn_started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(2)).await;
     reader.abort();
-    let mut lat = latencies.lock().map(|l| l.clone()).unwrap_or_default();
+    let arrivals = arrivals.lock().map(|a| a.clone()).unwrap_or_default();
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    let mut lat: Vec<Duration> = Vec::new();
+    for (node, ds, t0) in &changes {
+        let key = (node.clone(), ds.clone());
+        let i = seen.entry(key.clone()).or_insert(0);
+        if let Some(t1) = arrivals.get(&key).and_then(|v| v.get(*i)) {
+            lat.push(Duration::from_nanos(t1.saturating_sub(*t0) as u64));
+        }
+        *i += 1;
+    }
     lat.sort();
     println!(
-        "change -> delta latency over {} of {} events at {}/s: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        "change -> delta latency over {} of {} changes ({:.0}/s achieved): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         lat.len(),
-        size.events,
-        size.rate,
+        changes.len(),
+        changes.len() as f64 / churn_secs.max(1e-9),
         percentile(&lat, 0.50).as_secs_f64() * 1e3,
         percentile(&lat, 0.99).as_secs_f64() * 1e3,
         lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
     );
     println!("resident memory after churn: {:.0} MB", rss_mb());
-    drop(child.stdin.take());
+    drop(stdin);
     let _ = child.wait();
     Ok(())
 }

@@ -37,7 +37,8 @@ export default defineConfig({
     ? undefined
     : {
         command: "cd .. && ./target/debug/daemonscope serve --demo",
-        url: `${baseURL}/healthz`,
+        // /readyz: the first sync is done, so the first page already shows the whole cluster.
+        url: `${baseURL}/readyz`,
         reuseExistingServer: true,
         timeout: 60_000,
         stdout: "pipe",

@@ -161,7 +161,23 @@ pub async fn start_watching(
     let scopes = watch::scopes(namespaces);
     let live = Live::new(ClusterState::new(conn.cluster.clone()), &scopes);
     let streaming = connect::supports_streaming_lists(&conn.client).await;
-    let tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
+    let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
+    let ticking = live.clone();
+    tasks.push(tokio::spawn(async move {
+        // Column summaries follow their cells twice a second; availability is re-read once
+        // a second (see `Live::flush` and `Live::tick`).
+        let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
+        let mut n: u64 = 0;
+        loop {
+            every.tick().await;
+            n += 1;
+            if n.is_multiple_of(2) {
+                ticking.tick();
+            } else {
+                ticking.flush();
+            }
+        }
+    }));
     (live, tasks)
 }
 

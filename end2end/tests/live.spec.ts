@@ -15,6 +15,11 @@ test.describe("live updates", () => {
     const untouched = matrix.cell("worker-2", "monitoring/node-exporter");
     const untouchedState = await untouched.getAttribute("data-state");
 
+    // Tag every cell element: a fine-grained update changes attributes in place, so every
+    // tag must survive (a re-rendered matrix would replace the elements).
+    await page.evaluate(() =>
+      document.querySelectorAll("button.cell").forEach((el) => ((el as unknown as { __tag: number }).__tag = 1)),
+    );
     const taint = { key: "example.com/maintenance", value: "true", effect: "NoExecute" as const };
     await setTaints(request, sim, "worker-2", [...before, taint]);
     try {
@@ -25,6 +30,12 @@ test.describe("live updates", () => {
       });
       await expect(matrix.row("worker-2").locator('[data-badge="taint"]')).toContainText("example.com/maintenance");
       await expect(untouched).toHaveAttribute("data-state", untouchedState!);
+      const replaced = await page.evaluate(
+        () =>
+          Array.from(document.querySelectorAll("button.cell")).filter((el) => !(el as unknown as { __tag?: number }).__tag)
+            .length,
+      );
+      expect(replaced, "cell elements re-created by the update").toBe(0);
       const e = await matrix.explain("worker-2", "kube-system/log-collector");
       const failing = matrix.failingReasons(e).filter({ hasText: "example.com/maintenance" });
       await expect(failing).toHaveCount(1);

@@ -135,6 +135,39 @@ impl Live {
         inner.feed.publish(deltas)
     }
 
+    /// Publishes the column summaries that pending changes moved (see
+    /// `ClusterState::flush_columns`).
+    fn flush_locked(&self, inner: &mut Inner) -> Option<u64> {
+        let deltas = inner.state.flush_columns();
+        self.record_columns(&deltas);
+        inner.feed.publish(deltas)
+    }
+
+    /// Publishes pending column summaries; the watchers' companion task calls it twice a
+    /// second.
+    pub fn flush(&self) -> Option<u64> {
+        let mut last = None;
+        // One column per lock: a summary reads every node of its column, and cell deltas
+        // from the watchers must not wait for thirty of them.
+        loop {
+            let mut inner = self.lock();
+            let deltas = inner.state.flush_next()?;
+            self.record_columns(&deltas);
+            last = inner.feed.publish(deltas).or(last);
+            if !inner.state.has_pending_columns() {
+                return last;
+            }
+        }
+    }
+
+    /// Re-evaluates what time alone changes (availability after `minReadySeconds`).
+    pub fn tick(&self) -> Option<u64> {
+        let mut inner = self.lock();
+        let deltas = inner.state.tick();
+        self.record_columns(&deltas);
+        inner.feed.publish(deltas)
+    }
+
     /// A completed (re)list of `scope`: replaces its objects, marks it synced and healthy,
     /// and tells every client to take a fresh snapshot.
     pub fn replace(&self, scope: &Scope, objects: Vec<Projection>) -> u64 {
@@ -188,7 +221,8 @@ impl Live {
 
     /// The whole matrix at the current version.
     pub fn snapshot(&self) -> MatrixSnapshot {
-        let inner = self.lock();
+        let mut inner = self.lock();
+        self.flush_locked(&mut inner);
         inner.state.snapshot(inner.feed.version())
     }
 
@@ -219,8 +253,9 @@ impl Live {
         &self,
         last_event_id: Option<u64>,
     ) -> (Start, u64, broadcast::Receiver<FeedItem>) {
-        let inner = self.lock();
+        let mut inner = self.lock();
         let rx = inner.feed.subscribe();
+        self.flush_locked(&mut inner);
         let version = inner.feed.version();
         let start = match last_event_id.and_then(|id| inner.feed.since(id)) {
             Some(items) => Start::Resume(items),

@@ -79,6 +79,8 @@ pub struct ClusterState {
     /// Column summaries by DaemonSet key.
     columns: BTreeMap<String, DaemonSetColumn>,
     health: BTreeMap<String, ResourceHealth>,
+    /// Columns whose summary waits for the next `flush_columns`.
+    dirty: std::collections::BTreeSet<String>,
     /// Unix seconds now; replaceable so tests are deterministic.
     clock: Clock,
 }
@@ -360,9 +362,11 @@ impl ClusterState {
                 state: *state,
             }));
         }
-        // Every column counts this node (desired, missing ...): refresh the summaries.
+        // Every column counts this node (desired, missing ...): its summary follows.
         let keys: Vec<String> = self.daemonsets.keys().cloned().collect();
-        deltas.extend(keys.iter().filter_map(|k| self.refresh_column_summary(k)));
+        for key in &keys {
+            self.mark_dirty(key);
+        }
         deltas
     }
 
@@ -371,12 +375,13 @@ impl ClusterState {
             return Vec::new();
         }
         self.cells.remove(name);
-        let mut deltas = vec![Delta::NodeRemoved {
-            name: name.to_string(),
-        }];
         let keys: Vec<String> = self.daemonsets.keys().cloned().collect();
-        deltas.extend(keys.iter().filter_map(|k| self.refresh_column_summary(k)));
-        deltas
+        for key in &keys {
+            self.mark_dirty(key);
+        }
+        vec![Delta::NodeRemoved {
+            name: name.to_string(),
+        }]
     }
 
     fn row_of(&self, name: &str) -> crate::domain::view::NodeRow {
@@ -460,7 +465,8 @@ impl ClusterState {
         if cells_may_change {
             self.column_deltas(&key, false)
         } else {
-            self.refresh_column_summary(&key).into_iter().collect()
+            self.mark_dirty(&key);
+            Vec::new()
         }
     }
 
@@ -526,24 +532,64 @@ impl ClusterState {
     /// The column summary from the column's cells and pods (the domain's rules).
     fn summarise(&self, key: &str) -> Option<DaemonSetColumn> {
         let ds = self.daemonsets.get(key)?;
-        let mut by_node: HashMap<&str, Vec<&crate::domain::PodFacts>> = HashMap::new();
-        for pod in self.pods.of_daemonset(&ds.uid) {
-            if let Some(node) = pod.node_name.as_deref() {
-                by_node.entry(node).or_default().push(pod);
-            }
-        }
-        let mut slots = Vec::with_capacity(self.nodes.len());
+        let by_node = self.pods.cells_of(&ds.uid);
+        // One flat list of pod references in node order, sliced per node: one allocation for
+        // the column instead of one per node.
+        let mut refs: Vec<&crate::domain::PodFacts> = Vec::with_capacity(self.nodes.len());
+        let mut spans: Vec<(&str, bool, usize, usize)> = Vec::with_capacity(self.nodes.len());
         for name in self.nodes.keys() {
             let Some(cell) = self.cells.get(name).and_then(|r| r.get(key)) else {
                 continue;
             };
-            slots.push(crate::domain::rollout::NodeSlot {
-                node: name,
-                should_run: cell.should_run,
-                pods: by_node.get(name.as_str()).map_or(&[][..], Vec::as_slice),
-            });
+            let start = refs.len();
+            if let Some(uids) = by_node.and_then(|m| m.get(name)) {
+                refs.extend(uids.iter().filter_map(|u| self.pods.get(u)));
+            }
+            spans.push((name, cell.should_run, start, refs.len()));
         }
+        let slots: Vec<crate::domain::rollout::NodeSlot<'_>> = spans
+            .iter()
+            .map(
+                |&(node, should_run, start, end)| crate::domain::rollout::NodeSlot {
+                    node,
+                    should_run,
+                    pods: refs.get(start..end).unwrap_or_default(),
+                },
+            )
+            .collect();
         Some(cells::column(ds, &slots, self.now()))
+    }
+
+    /// Marks a column's summary for the next `flush_columns`.
+    fn mark_dirty(&mut self, key: &str) {
+        if !self.dirty.contains(key) {
+            self.dirty.insert(key.to_string());
+        }
+    }
+
+    /// Recomputes the summaries of the columns marked since the last flush; a
+    /// `Delta::Column` for each that changed. Why deferred: a summary reads every node of its
+    /// column, so recomputing it per pod event would cost O(nodes) per event; cells go out at
+    /// once and summaries follow at the next flush (the live layer flushes twice a second and
+    /// before every snapshot).
+    pub fn flush_columns(&mut self) -> Vec<Delta> {
+        let mut deltas = Vec::new();
+        while let Some(more) = self.flush_next() {
+            deltas.extend(more);
+        }
+        deltas
+    }
+
+    /// Whether some column summary waits for a flush.
+    pub fn has_pending_columns(&self) -> bool {
+        !self.dirty.is_empty()
+    }
+
+    /// Recomputes one marked column (the first in key order); `None` when none is marked.
+    /// Lets the live layer release its lock between columns.
+    pub fn flush_next(&mut self) -> Option<Vec<Delta>> {
+        let key = self.dirty.pop_first()?;
+        Some(self.refresh_column_summary(&key).into_iter().collect())
     }
 
     /// Refreshes one column summary; a `Delta::Column` when it changed.
@@ -554,6 +600,22 @@ impl ClusterState {
         }
         self.columns.insert(key.to_string(), column.clone());
         Some(Delta::Column(column))
+    }
+
+    /// Time passing changes availability (a pod is available `minReadySeconds` after it
+    /// became ready, §c) without any event: refreshes the summaries of the DaemonSets that
+    /// set `minReadySeconds`, returning the columns that changed.
+    pub fn tick(&mut self) -> Vec<Delta> {
+        let keys: Vec<String> = self
+            .daemonsets
+            .iter()
+            .filter(|(_, ds)| ds.min_ready_seconds > 0)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in &keys {
+            self.mark_dirty(key);
+        }
+        self.flush_columns()
     }
 
     // ---- pods --------------------------------------------------------------------------
@@ -590,11 +652,9 @@ impl ClusterState {
                 });
             }
         }
-        deltas.extend(
-            columns
-                .iter()
-                .filter_map(|k| self.refresh_column_summary(k)),
-        );
+        for key in &columns {
+            self.mark_dirty(key);
+        }
         deltas
     }
 
@@ -678,6 +738,7 @@ impl ClusterState {
                 self.columns.insert(key.clone(), column);
             }
         }
+        self.dirty.clear();
     }
 }
 

@@ -364,18 +364,13 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                                                         view! {
                                                             <div class="pod-line" data-pod=p.name.clone()>
                                                                 <code>{p.name.clone()}</code>
-                                                                " · "
-                                                                {rev}
-                                                                " "
-                                                                <code class="hash">{p.revision_hash.clone()}</code>
-                                                                " · "
-                                                                {status}
-                                                                " · ready "
-                                                                {if p.ready { "yes" } else { "no" }}
-                                                                " · "
-                                                                {p.restart_count}
-                                                                " restarts · "
-                                                                {format_age(p.age_seconds)}
+                                                                {format!(
+                                                                    " · {rev} {} · {status} · ready {} · {} restarts · {}",
+                                                                    p.revision_hash,
+                                                                    if p.ready { "yes" } else { "no" },
+                                                                    p.restart_count,
+                                                                    format_age(p.age_seconds),
+                                                                )}
                                                             </div>
                                                         }
                                                     })

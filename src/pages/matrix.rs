@@ -255,7 +255,10 @@ fn MatrixTable(
                         <span class="ds-counts" title="ready / desired">
                             {move || {
                                 let d = col.get();
-                                format!("{}/{}", d.ready, d.desired)
+                                view! {
+                                    <span>{d.ready}</span>
+                                    <span>{format!("/{}", d.desired)}</span>
+                                }
                             }}
                         </span>
                         <RolloutGauge column=col compact=true/>
@@ -312,6 +315,17 @@ fn MatrixTable(
                     />
                 </tbody>
             </table>
+            <Show when=move || model.rows.with(|r| r.is_empty())>
+                <p class="empty" data-testid="empty-matrix">
+                    {move || {
+                        if model.info.with(|i| i.total_nodes == 0) {
+                            "The cluster has no nodes yet."
+                        } else {
+                            "No node matches this filter."
+                        }
+                    }}
+                </p>
+            </Show>
         </div>
     }
 }

@@ -357,3 +357,21 @@ async fn explain_cell_of_an_unknown_node_is_an_error_naming_it() {
     assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
     assert!(text(response).await.contains("ghost"));
 }
+
+#[tokio::test]
+async fn the_page_is_rendered_on_the_server_from_the_live_state() {
+    let response = get(app(synced()), "/", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = text(response).await;
+    assert!(html.contains("data-node=\"a\""), "{html}");
+    assert!(
+        html.contains("data-daemonset=\"kube-system/log\""),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_path_is_a_404_page_not_a_panic() {
+    let response = get(app(synced()), "/no/such/page", &[]).await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}

@@ -120,7 +120,18 @@ impl PodIndex {
         pods
     }
 
-    /// Every pod of one DaemonSet (by uid), in no particular order.
+    /// The pod uids of one DaemonSet (by uid) grouped by target node.
+    pub(crate) fn cells_of(&self, ds_uid: &str) -> Option<&HashMap<String, Vec<String>>> {
+        self.by_cell.get(ds_uid)
+    }
+
+    /// One pod by uid.
+    pub(crate) fn get(&self, uid: &str) -> Option<&PodFacts> {
+        self.by_uid.get(uid)
+    }
+
+    /// Every pod of one DaemonSet (by uid), in no particular order (tests compare relists).
+    #[cfg(test)]
     pub(crate) fn of_daemonset(&self, ds_uid: &str) -> Vec<&PodFacts> {
         self.by_owner
             .get(ds_uid)

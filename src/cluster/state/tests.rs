@@ -201,7 +201,8 @@ fn apply_deltas(snapshot: &mut MatrixSnapshot, deltas: &[Delta]) {
 /// Applies `event` and checks that the deltas turn the old snapshot into the new one.
 fn step(s: &mut ClusterState, event: impl FnOnce(&mut ClusterState) -> Vec<Delta>) -> Vec<Delta> {
     let mut before = s.snapshot(0);
-    let deltas = event(s);
+    let mut deltas = event(s);
+    deltas.extend(s.flush_columns());
     apply_deltas(&mut before, &deltas);
     assert_eq!(
         before,
@@ -519,6 +520,38 @@ fn a_daemonset_status_update_moves_only_its_column_summary_c() {
         deltas
             .iter()
             .all(|d| matches!(d, Delta::Column(c) if c.key == "kube-system/log")),
+        "{deltas:?}"
+    );
+}
+
+#[test]
+fn a_pod_becomes_available_min_ready_seconds_after_it_became_ready_without_any_event_c() {
+    static NOW_CELL: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(NOW);
+    let mut s = ClusterState::with_clock(
+        "test",
+        Clock(|| NOW_CELL.load(std::sync::atomic::Ordering::SeqCst)),
+    );
+    let slow = DaemonSetFacts {
+        min_ready_seconds: 60,
+        ..ds("log")
+    };
+    s.replace(&Scope::Nodes, vec![Projection::Node(node("a"))]);
+    s.replace(&Scope::DaemonSets(None), vec![Projection::DaemonSet(slow)]);
+    s.replace(
+        &Scope::Revisions(None),
+        vec![Projection::Revision(revision("log", 1, "h1"))],
+    );
+    let fresh = PodFacts {
+        ready_since: Some(NOW - 10),
+        ..pod("log", "a", "h1")
+    };
+    s.replace(&Scope::Pods(None), vec![Projection::Pod(fresh)]);
+    assert_eq!(s.column("kube-system/log").map(|c| c.available), Some(0));
+    assert_eq!(s.tick(), Vec::new(), "nothing changed yet");
+    NOW_CELL.store(NOW + 60, std::sync::atomic::Ordering::SeqCst);
+    let deltas = s.tick();
+    assert!(
+        matches!(&deltas[..], [Delta::Column(c)] if c.available == 1),
         "{deltas:?}"
     );
 }
