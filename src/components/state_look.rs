@@ -21,16 +21,7 @@ pub const ALL_STATES: [CellState; 8] = [
 
 /// The serde lowercase name, used in `data-state`, CSS and query strings (a public contract).
 pub fn state_name(state: CellState) -> &'static str {
-    match state {
-        CellState::Ready => "ready",
-        CellState::Outdated => "outdated",
-        CellState::Unready => "unready",
-        CellState::Pending => "pending",
-        CellState::Missing => "missing",
-        CellState::Excluded => "excluded",
-        CellState::Misscheduled => "misscheduled",
-        CellState::Surge => "surge",
-    }
+    state.as_str()
 }
 
 /// Parses a `data-state` name back (case-insensitive), for the `?state=` filter.

@@ -266,3 +266,156 @@ fn update_row(rm: &RowModel, r: &NodeRow) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::view::{LiveMessage, MatrixSnapshot};
+    use crate::pages::matrix::query::MatrixQuery;
+    use crate::pages::matrix::window::cut_window;
+    use CellState::*;
+
+    fn column(key: &str) -> DaemonSetColumn {
+        DaemonSetColumn {
+            key: key.into(),
+            namespace: "ns".into(),
+            name: key.into(),
+            desired: 1,
+            ready: 1,
+            updated: 1,
+            available: 1,
+            misscheduled: 0,
+            missing: 0,
+            strategy: "RollingUpdate".into(),
+            max_unavailable: Some(1),
+            max_surge: Some(0),
+            budget_error: None,
+            budget_in_use: 0,
+            rollout_message: String::new(),
+            rollout_done: true,
+            rollout_error: None,
+        }
+    }
+
+    fn row(name: &str, cells: &[CellState]) -> NodeRow {
+        NodeRow {
+            name: name.into(),
+            ready: Some(true),
+            unschedulable: false,
+            taints: vec![],
+            labels: vec![],
+            cells: cells.to_vec(),
+        }
+    }
+
+    fn snapshot() -> MatrixSnapshot {
+        MatrixSnapshot {
+            version: 1,
+            cluster: "c".into(),
+            daemonsets: vec![column("ns/a"), column("ns/b")],
+            nodes: vec![row("n1", &[Ready, Excluded]), row("n2", &[Ready, Ready])],
+            health: vec![],
+        }
+    }
+
+    fn live() -> LiveState {
+        let mut s = LiveState::default();
+        s.apply(LiveMessage::Snapshot(snapshot())).unwrap();
+        s
+    }
+
+    fn state_of(model: &MatrixModel, node: &str, col: usize) -> CellState {
+        model
+            .lookup
+            .with_value(|l| l[node].cells[col].1.get_untracked())
+    }
+
+    #[test]
+    fn a_cell_delta_sets_only_that_cells_signal_and_keeps_the_rows() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let mut state = live();
+            let model = MatrixModel::new(&cut_window(
+                state.snapshot().unwrap(),
+                &MatrixQuery::default(),
+            ));
+            let rows_before: Vec<_> = model
+                .rows
+                .with_untracked(|r| r.iter().map(|r| r.cells.clone()).collect());
+            let changes = state
+                .apply(LiveMessage::Deltas {
+                    version: 2,
+                    deltas: vec![crate::domain::view::Delta::Cell {
+                        node: "n2".into(),
+                        daemonset: "ns/b".into(),
+                        state: Outdated,
+                    }],
+                })
+                .unwrap();
+            model.apply_changes(&state, &changes, |_| None);
+            assert_eq!(state_of(&model, "n2", 1), Outdated);
+            assert_eq!(state_of(&model, "n1", 1), Excluded);
+            // Same row objects (same signals): nothing was rebuilt.
+            let rows_after: Vec<_> = model
+                .rows
+                .with_untracked(|r| r.iter().map(|r| r.cells.clone()).collect());
+            assert!(rows_before
+                .iter()
+                .zip(&rows_after)
+                .all(|(a, b)| Arc::ptr_eq(a, b)));
+        });
+    }
+
+    #[test]
+    fn a_new_node_recuts_the_window_and_keeps_existing_rows() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let mut state = live();
+            let q = MatrixQuery::default();
+            let model = MatrixModel::new(&cut_window(state.snapshot().unwrap(), &q));
+            let n1_before = model.lookup.with_value(|l| l["n1"].cells.clone());
+            let changes = state
+                .apply(LiveMessage::Deltas {
+                    version: 2,
+                    deltas: vec![crate::domain::view::Delta::NodeUpsert(row(
+                        "n0",
+                        &[Missing, Excluded],
+                    ))],
+                })
+                .unwrap();
+            model.apply_changes(&state, &changes, |s| {
+                s.snapshot().map(|snap| cut_window(snap, &q))
+            });
+            let names: Vec<_> = model
+                .rows
+                .with_untracked(|r| r.iter().map(|r| r.name.clone()).collect());
+            assert_eq!(names, ["n0", "n1", "n2"]);
+            assert_eq!(state_of(&model, "n0", 0), Missing);
+            assert!(model
+                .lookup
+                .with_value(|l| Arc::ptr_eq(&l["n1"].cells, &n1_before)));
+            assert_eq!(model.info.get_untracked().total_nodes, 3);
+        });
+    }
+
+    #[test]
+    fn a_changed_column_set_rebuilds_rows_under_a_new_epoch() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let snap = snapshot();
+            let model = MatrixModel::new(&cut_window(&snap, &MatrixQuery::default()));
+            let epoch = model.rows.with_untracked(|r| r[0].epoch);
+            let mut wider = snap.clone();
+            wider.daemonsets.push(column("ns/c"));
+            for r in &mut wider.nodes {
+                r.cells.push(Pending);
+            }
+            model.reconcile(&cut_window(&wider, &MatrixQuery::default()));
+            assert_eq!(model.columns.with_untracked(|c| c.len()), 3);
+            assert!(model
+                .rows
+                .with_untracked(|r| r.iter().all(|r| r.epoch > epoch && r.cells.len() == 3)));
+            assert_eq!(state_of(&model, "n2", 2), Pending);
+        });
+    }
+}

@@ -148,11 +148,13 @@ fn finalize(kind: Kind, mut obj: Value, rv: u64) -> Result<StoredObject, StoreEr
         meta.insert("resourceVersion".to_string(), json!(rv.to_string()));
     }
     let facts = fields::extract(kind, &obj);
-    let raw = serde_json::to_vec(&obj).map_err(|e| StoreError::Invalid {
+    let mut raw = serde_json::to_vec(&obj).map_err(|e| StoreError::Invalid {
         kind,
         name: facts.name.clone(),
         message: format!("does not serialize: {e}"),
     })?;
+    // to_vec grows by doubling: without this a 2 KB pod would hold up to 4 KB for its life.
+    raw.shrink_to_fit();
     Ok(StoredObject {
         kind,
         resource_version: rv,
