@@ -16,7 +16,7 @@ pub use events::COMPONENT;
 
 use super::clock::SimClock;
 use super::scenario::settings::{ScheduledUpdate, SimulationSettings};
-use super::store::{Store, StoreEvent};
+use super::store::{Store, StoreError, StoreEvent};
 use cache::{Cache, Touched};
 use k8s_openapi::api::apps::v1::DaemonSet;
 use std::cmp::Reverse;
@@ -241,28 +241,47 @@ async fn run_updates(
 
 /// `kubectl set image ds/NAME CONTAINER=IMAGE` on the store.
 pub fn set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), String> {
-    let (ns, name) = update
-        .daemon_set
-        .split_once('/')
-        .ok_or_else(|| format!("{:?} is not namespace/name", update.daemon_set))?;
+    // The controller writes the DaemonSet's status concurrently, so a read-modify-write can
+    // meet a newer resourceVersion: retry like client-go's RetryOnConflict.
+    const ATTEMPTS: usize = 5;
+    for _ in 0..ATTEMPTS {
+        match try_set_image(store, update) {
+            Err(SetImageError::Conflict) => continue,
+            Err(SetImageError::Other(message)) => return Err(message),
+            Ok(()) => return Ok(()),
+        }
+    }
+    Err(format!(
+        "DaemonSet {} kept changing: {ATTEMPTS} update attempts conflicted",
+        update.daemon_set
+    ))
+}
+
+/// Why one attempt of `set_image` failed: a conflict is retried, the rest is reported.
+enum SetImageError {
+    Conflict,
+    Other(String),
+}
+
+fn try_set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), SetImageError> {
+    let (ns, name) = update.daemon_set.split_once('/').ok_or_else(|| {
+        SetImageError::Other(format!("{:?} is not namespace/name", update.daemon_set))
+    })?;
     let mut ds: DaemonSet = store
         .get(Some(ns), name)
-        .ok_or_else(|| format!("DaemonSet {ns}/{name} not found"))?;
-    let spec = ds
-        .spec
-        .template
-        .spec
-        .as_mut()
-        .ok_or_else(|| format!("DaemonSet {ns}/{name} has no pod template spec"))?;
+        .ok_or_else(|| SetImageError::Other(format!("DaemonSet {ns}/{name} not found")))?;
+    let spec = ds.spec.template.spec.as_mut().ok_or_else(|| {
+        SetImageError::Other(format!("DaemonSet {ns}/{name} has no pod template spec"))
+    })?;
     let container = match &update.container {
         Some(c) => spec.containers.iter_mut().find(|x| x.name == *c),
         None => spec.containers.first_mut(),
     }
     .ok_or_else(|| {
-        format!(
+        SetImageError::Other(format!(
             "DaemonSet {ns}/{name} has no container {:?}",
             update.container
-        )
+        ))
     })?;
     container.image = Some(update.image.clone());
     // The API server keeps this annotation equal to the generation a template change produces.
@@ -274,5 +293,9 @@ pub fn set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), String> 
             "deprecated.daemonset.template.generation".into(),
             next_generation.to_string(),
         );
-    store.update(ds).map(|_| ()).map_err(|e| e.to_string())
+    match store.update(ds) {
+        Ok(_) => Ok(()),
+        Err(StoreError::Conflict { .. }) => Err(SetImageError::Conflict),
+        Err(e) => Err(SetImageError::Other(e.to_string())),
+    }
 }
