@@ -8,7 +8,7 @@
 use crate::domain::coverage::{self, CellState};
 use crate::domain::rollout::NodeSlot;
 use crate::domain::scheduling::DaemonPod;
-use crate::domain::view::{CellExplanation, DaemonSetColumn, NodeRow, PodSummary};
+use crate::domain::view::{CellExplanation, DaemonSetColumn, NodeRow};
 use crate::domain::{DaemonSetFacts, NodeFacts, PodFacts};
 
 /// What the store keeps per cell: the state and the §a shouldRun boolean the column summary
@@ -55,17 +55,5 @@ pub(crate) fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
     coverage::node_row(node, cells)
 }
 
-/// A pod as the rollout page shows it: never env, command lines or volumes (design).
-pub(crate) fn pod_summary(ds: &DaemonSetFacts, pod: &PodFacts, now: i64) -> PodSummary {
-    PodSummary {
-        name: pod.name.clone(),
-        phase: format!("{:?}", pod.phase),
-        ready: pod.ready,
-        updated: crate::domain::rollout::is_pod_updated(ds, pod),
-        revision_hash: pod.revision_hash.clone(),
-        restart_count: pod.restart_count,
-        waiting_reason: pod.waiting_reason.clone(),
-        terminating: pod.terminating,
-        age_seconds: (now - pod.created).max(0),
-    }
-}
+/// The panel's pod rows: one definition, in the domain.
+pub(crate) use crate::domain::coverage::pod_summary;
