@@ -153,6 +153,25 @@ fn condition(
     }
 }
 
+/// A kubelet reports an unready container twice, on ContainersReady and on Ready, with the
+/// same reason and message; one place keeps the pair consistent.
+fn set_containers_not_ready(status: &mut PodStatus, now: Timestamp, msg: String) {
+    set_condition(
+        status,
+        condition(
+            "ContainersReady",
+            false,
+            now,
+            Some("ContainersNotReady"),
+            Some(msg.clone()),
+        ),
+    );
+    set_condition(
+        status,
+        condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)),
+    );
+}
+
 /// Sets a condition, keeping its lastTransitionTime when the status does not change.
 fn set_condition(status: &mut PodStatus, new: PodCondition) {
     let conditions = status.conditions.get_or_insert_with(Vec::new);
@@ -184,20 +203,7 @@ pub fn bound_status(pod: &Pod, host_ip: &str, now: Timestamp) -> PodStatus {
     );
     set_condition(&mut status, condition("Initialized", true, now, None, None));
     let msg = unready_message(pod);
-    set_condition(
-        &mut status,
-        condition(
-            "ContainersReady",
-            false,
-            now,
-            Some("ContainersNotReady"),
-            Some(msg.clone()),
-        ),
-    );
-    set_condition(
-        &mut status,
-        condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)),
-    );
+    set_containers_not_ready(&mut status, now, msg);
     status.container_statuses = Some(
         images(pod)
             .map(|(name, image)| ContainerStatus {
@@ -299,20 +305,7 @@ pub fn advance(
                 })
                 .collect();
             status.container_statuses = Some(statuses);
-            set_condition(
-                &mut status,
-                condition(
-                    "ContainersReady",
-                    false,
-                    now,
-                    Some("ContainersNotReady"),
-                    Some(msg.clone()),
-                ),
-            );
-            set_condition(
-                &mut status,
-                condition("Ready", false, now, Some("ContainersNotReady"), Some(msg)),
-            );
+            set_containers_not_ready(&mut status, now, msg);
         }
         Step::BecomeReady => {
             for c in status.container_statuses.iter_mut().flatten() {
