@@ -224,6 +224,11 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
     }
     // Without a scenario (API tests that create everything themselves) no controller runs,
     // so the objects stay exactly as the test wrote them.
+    // The scenario's refusals add to those the caller chose.
+    let mut api_settings = config.api.clone();
+    api_settings
+        .forbidden
+        .extend(settings.forbidden.iter().cloned());
     let controllers = scenario
         .is_some()
         .then(|| controller::spawn(store.clone(), settings, clock));
@@ -232,7 +237,7 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
     let state = ApiState {
         store: store.clone(),
         audit: audit.clone(),
-        settings: Arc::new(config.api.clone()),
+        settings: Arc::new(api_settings),
         shutdown: stopped.clone(),
     };
     let listener = tokio::net::TcpListener::bind(config.listen)

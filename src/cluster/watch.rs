@@ -137,8 +137,9 @@ fn describe(scope: &Scope, user: &str, err: &watcher::Error) -> (String, bool) {
         watcher::Error::WatchStartFailed(e) | watcher::Error::WatchFailed(e) => ("watch", Some(e)),
         watcher::Error::WatchError(status) => {
             if status.code == 403 {
+                let verb = refused_verb(&status.message).unwrap_or("watch");
                 return (
-                    format!("cannot watch {resource}: forbidden for user {user}"),
+                    format!("cannot {verb} {resource}: forbidden for user {user}"),
                     false,
                 );
             }
@@ -158,10 +159,14 @@ fn describe(scope: &Scope, user: &str, err: &watcher::Error) -> (String, bool) {
         }
     };
     match client_err {
-        Some(kube::Error::Api(status)) if status.code == 403 => (
-            format!("cannot {verb} {resource}: forbidden for user {user}"),
-            false,
-        ),
+        Some(kube::Error::Api(status)) if status.code == 403 => {
+            // A streaming list is a watch request: the server names the verb it refused.
+            let verb = refused_verb(&status.message).unwrap_or(verb);
+            (
+                format!("cannot {verb} {resource}: forbidden for user {user}"),
+                false,
+            )
+        }
         Some(kube::Error::Api(status)) if status.code == 401 => (
             format!("cannot {verb} {resource}: unauthorized (credentials rejected)"),
             true,
@@ -196,6 +201,13 @@ fn forbidden_user(err: &watcher::Error, configured: &str) -> String {
         .and_then(|(_, rest)| rest.split_once('"'))
         .map(|(user, _)| user.to_string())
         .unwrap_or_else(|| configured.to_string())
+}
+
+/// The verb kube-apiserver says it refused (`... cannot watch resource "pods" ...`).
+fn refused_verb(message: &str) -> Option<&str> {
+    let (_, rest) = message.split_once("\" cannot ")?;
+    let (verb, tail) = rest.split_once(' ')?;
+    (tail.starts_with("resource ") && !verb.is_empty()).then_some(verb)
 }
 
 fn is_streaming_rejection(err: &watcher::Error) -> bool {
@@ -413,6 +425,28 @@ mod tests {
             "cannot list pods: forbidden for user system:serviceaccount:default:viewer"
         );
         assert!(!lost, "a 403 is an answer, not a lost connection");
+    }
+
+    #[test]
+    fn a_forbidden_streaming_list_names_the_verb_the_server_refused() {
+        let err = watcher::Error::WatchStartFailed(api_error(
+            403,
+            "pods is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" at the cluster scope",
+        ));
+        let user = forbidden_user(&err, "kubeconfig-user");
+        let (message, _) = describe(&Scope::Pods(None), &user, &err);
+        assert_eq!(
+            message,
+            "cannot watch pods: forbidden for user system:anonymous"
+        );
+        let list = watcher::Error::InitialListFailed(api_error(
+            403,
+            "pods is forbidden: User \"u\" cannot list resource \"pods\" in API group \"\" in the namespace \"a\"",
+        ));
+        assert_eq!(
+            describe(&Scope::Pods(None), "u", &list).0,
+            "cannot list pods: forbidden for user u"
+        );
     }
 
     #[test]

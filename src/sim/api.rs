@@ -4,6 +4,7 @@
 //! Resource paths are parsed by hand (`/api/v1/namespaces/NS/pods/NAME/status`) rather than
 //! with route patterns, because Kubernetes paths are ambiguous by position
 //! (`namespaces/X/status` is a subresource, `namespaces/X/pods` a collection).
+pub mod authz;
 mod discovery;
 mod patch;
 mod protobuf;
@@ -36,6 +37,8 @@ pub struct ApiSettings {
     pub bookmark_interval: Duration,
     /// Watch length when the client gives no `timeoutSeconds`.
     pub default_watch_timeout: Duration,
+    /// Requests refused with 403 as RBAC would (scenario `forbidden:` plus test choices).
+    pub forbidden: Vec<crate::sim::scenario::settings::ForbiddenRule>,
 }
 
 impl Default for ApiSettings {
@@ -43,6 +46,7 @@ impl Default for ApiSettings {
         ApiSettings {
             bookmark_interval: Duration::from_secs(30),
             default_watch_timeout: Duration::from_secs(1800),
+            forbidden: Vec::new(),
         }
     }
 }
@@ -327,6 +331,14 @@ async fn dispatch(
     if !sub_ok {
         return Err(ApiError::no_route());
     }
+    // Authorization comes after routing, as in kube-apiserver's filter chain.
+    let request_verb = verb(method, &ApiPath::Resource(rp.clone()), &params);
+    authz::check(
+        &state.settings.forbidden,
+        &authz::user(headers),
+        request_verb,
+        &rp,
+    )?;
     let render = rendering(headers);
     let content_type = headers
         .get(header::CONTENT_TYPE)

@@ -31,6 +31,9 @@ pub struct SimulationSettings {
     /// Template changes made while the simulation runs (as `kubectl set image` would), so a
     /// generated cluster has rollouts in progress.
     pub updates: Vec<ScheduledUpdate>,
+    /// Requests the API server refuses with 403, as RBAC would for a user lacking a verb, so
+    /// the dashboard's "cannot list pods: forbidden for user X" can be seen and tested.
+    pub forbidden: Vec<ForbiddenRule>,
 }
 
 impl Default for SimulationSettings {
@@ -42,7 +45,28 @@ impl Default for SimulationSettings {
             failing_images: Vec::new(),
             blocked_creations: Vec::new(),
             updates: Vec::new(),
+            forbidden: Vec::new(),
         }
+    }
+}
+
+/// One refusal: every request for `resource` with one of `verbs` gets 403 Forbidden, exactly
+/// as kube-apiserver answers a user whose roles do not grant the verb.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForbiddenRule {
+    /// Plural resource name as in RBAC rules (`pods`, `daemonsets`, `events`), or `*`.
+    pub resource: String,
+    /// Verbs refused (`get`, `list`, `watch`, `create`, ...); empty or `*` refuses all.
+    #[serde(default)]
+    pub verbs: Vec<String>,
+}
+
+impl ForbiddenRule {
+    /// Whether this rule refuses `verb` on `resource`.
+    pub fn refuses(&self, resource: &str, verb: &str) -> bool {
+        (self.resource == "*" || self.resource == resource)
+            && (self.verbs.is_empty() || self.verbs.iter().any(|v| v == "*" || v == verb))
     }
 }
 
@@ -202,6 +226,11 @@ impl SimulationSettings {
             }
             if u.image.trim().is_empty() {
                 return Err(format!("spec.updates[{i}].image: must not be empty"));
+            }
+        }
+        for (i, f) in self.forbidden.iter().enumerate() {
+            if f.resource.trim().is_empty() {
+                return Err(format!("spec.forbidden[{i}].resource: must not be empty"));
             }
         }
         for (i, f) in self.failing_images.iter().enumerate() {
