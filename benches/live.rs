@@ -183,6 +183,22 @@ async fn run_sim(size: Size) -> BenchResult {
     Ok(())
 }
 
+/// The n-th change of a cell is matched with the n-th delta of that cell; sorted latencies.
+fn latencies(changes: &[(String, String, u128)], arrivals: &Arrivals) -> Vec<Duration> {
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    let mut lat: Vec<Duration> = Vec::new();
+    for (node, ds, t0) in changes {
+        let key = (node.clone(), ds.clone());
+        let i = seen.entry(key.clone()).or_insert(0);
+        if let Some(t1) = arrivals.get(&key).and_then(|v| v.get(*i)) {
+            lat.push(Duration::from_nanos(t1.saturating_sub(*t0) as u64));
+        }
+        *i += 1;
+    }
+    lat.sort();
+    lat
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -336,6 +352,32 @@ async fn run_dashboard(size: Size) -> BenchResult {
         }
     });
 
+    // The same deltas where the dashboard publishes them (before SSE encoding), to tell the
+    // watch path's share of the latency from the live feed's.
+    let published: Arc<Mutex<Arrivals>> = Arc::default();
+    let probe_published = published.clone();
+    let (_, _, mut feed) = live.subscribe(None);
+    let probe = tokio::spawn(async move {
+        while let Ok(item) = feed.recv().await {
+            let arrived = unix_nanos();
+            if let daemonscope::cluster::feed::FeedItem::Deltas { deltas, .. } = item {
+                for delta in deltas.iter() {
+                    if let (
+                        Delta::Cell {
+                            node, daemonset, ..
+                        },
+                        Ok(mut p),
+                    ) = (delta, probe_published.lock())
+                    {
+                        p.entry((node.clone(), daemonset.clone()))
+                            .or_default()
+                            .push(arrived);
+                    }
+                }
+            }
+        }
+    });
+
     // Churn in the simulated cluster: `rate` pod changes per second, committed in its store.
     let mut stdin = child.stdin.take().ok_or("child stdin")?;
     writeln!(stdin, "churn")?;
@@ -354,27 +396,41 @@ async fn run_dashboard(size: Size) -> BenchResult {
     let churn_secs = churn_started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(2)).await;
     reader.abort();
-    let arrivals = arrivals.lock().map(|a| a.clone()).unwrap_or_default();
-    let mut seen: HashMap<(String, String), usize> = HashMap::new();
-    let mut lat: Vec<Duration> = Vec::new();
-    for (node, ds, t0) in &changes {
-        let key = (node.clone(), ds.clone());
-        let i = seen.entry(key.clone()).or_insert(0);
-        if let Some(t1) = arrivals.get(&key).and_then(|v| v.get(*i)) {
-            lat.push(Duration::from_nanos(t1.saturating_sub(*t0) as u64));
+    probe.abort();
+    for (what, arrivals) in [
+        ("change -> delta published in the dashboard", &published),
+        ("change -> delta leaves /api/live", &arrivals),
+    ] {
+        let arrivals = arrivals.lock().map(|a| a.clone()).unwrap_or_default();
+        let lat = latencies(&changes, &arrivals);
+        if std::env::var_os("DAEMONSCOPE_BENCH_SLOW").is_some() {
+            let t_first = changes.first().map(|c| c.2).unwrap_or(0);
+            let mut seen: HashMap<(String, String), usize> = HashMap::new();
+            for (node, ds, t0) in &changes {
+                let key = (node.clone(), ds.clone());
+                let i = seen.entry(key.clone()).or_insert(0);
+                if let Some(t1) = arrivals.get(&key).and_then(|v| v.get(*i)) {
+                    let ms = t1.saturating_sub(*t0) as f64 / 1e6;
+                    if ms > 50.0 {
+                        eprintln!(
+                            "  slow: at {:.0} ms: {ms:.1} ms",
+                            (*t0 - t_first) as f64 / 1e6
+                        );
+                    }
+                }
+                *i += 1;
+            }
         }
-        *i += 1;
+        println!(
+            "{what}: {} of {} changes ({:.0}/s achieved): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            lat.len(),
+            changes.len(),
+            changes.len() as f64 / churn_secs.max(1e-9),
+            percentile(&lat, 0.50).as_secs_f64() * 1e3,
+            percentile(&lat, 0.99).as_secs_f64() * 1e3,
+            lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+        );
     }
-    lat.sort();
-    println!(
-        "change -> delta latency over {} of {} changes ({:.0}/s achieved): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        lat.len(),
-        changes.len(),
-        changes.len() as f64 / churn_secs.max(1e-9),
-        percentile(&lat, 0.50).as_secs_f64() * 1e3,
-        percentile(&lat, 0.99).as_secs_f64() * 1e3,
-        lat.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
-    );
     println!("resident memory after churn: {:.0} MB", rss_mb());
     drop(stdin);
     let _ = child.wait();

@@ -16,10 +16,12 @@
 use daemonscope::sim::clock::SimClock;
 use daemonscope::sim::controller;
 use daemonscope::sim::generator::generate_from_str;
+use daemonscope::sim::kubelet::{is_node_ready, target_node};
 use daemonscope::sim::scenario::apply;
 use daemonscope::sim::store::{Store, StoreSettings};
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::{Event, Pod};
+use k8s_openapi::api::core::v1::{Event, Node, Pod};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 type BenchResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -34,6 +36,23 @@ fn rss_mib() -> f64 {
                 .and_then(|kb| kb.parse::<f64>().ok())
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Daemon pods that can become available: those on Ready nodes (a NotReady node's kubelet
+/// never reports its pods ready).
+fn can_become_available(store: &Store) -> i64 {
+    let ready: HashSet<String> = store
+        .list::<Node>(None)
+        .iter()
+        .filter(|n| is_node_ready(n))
+        .filter_map(|n| n.metadata.name.clone())
+        .collect();
+    store
+        .list::<Pod>(None)
+        .iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .filter(|p| target_node(p).is_some_and(|n| ready.contains(&n)))
+        .count() as i64
 }
 
 fn progress(store: &Store) -> (i64, i64, i64) {
@@ -52,6 +71,11 @@ fn progress(store: &Store) -> (i64, i64, i64) {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> BenchResult {
+    // RUST_LOG=info shows when a controller falls behind the change stream and relists.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     let spec = std::env::args()
         .skip(1)
         .find(|a| a.contains('='))
@@ -80,9 +104,11 @@ async fn main() -> BenchResult {
     let mut scheduled_at = None;
     let deadline = Duration::from_secs(900);
     // Pods on the generated NotReady nodes never become available, so "available" is done
-    // when it stops growing (10 s without change) after everything is scheduled.
+    // when every pod on a Ready node is; a stall (60 s without change) ends the run too, and
+    // says so.
     let (mut last_available, mut stable_since) = (-1, Instant::now());
-    let (desired, available) = loop {
+    let mut expected = None;
+    let (desired, available, converged, stalled) = loop {
         tokio::time::sleep(Duration::from_millis(250)).await;
         let (desired, current, available) = progress(&store);
         let seconds = t1.elapsed().as_secs();
@@ -91,20 +117,21 @@ async fn main() -> BenchResult {
         }
         if desired > 0 && current == desired && scheduled_at.is_none() {
             scheduled_at = Some(t1.elapsed());
+            expected = Some(can_become_available(&store));
         }
         if available != last_available {
             (last_available, stable_since) = (available, Instant::now());
         }
-        if scheduled_at.is_some()
-            && (available == desired || stable_since.elapsed() > Duration::from_secs(10))
-        {
-            break (desired, available);
+        if expected.is_some_and(|e| available >= e) {
+            break (desired, available, t1.elapsed(), false);
+        }
+        if scheduled_at.is_some() && stable_since.elapsed() > Duration::from_secs(60) {
+            break (desired, available, stable_since.duration_since(t1), true);
         }
         if t1.elapsed() > deadline {
             return Err(format!("not converged after {deadline:?}: desired {desired}, scheduled {current}, available {available}").into());
         }
     };
-    let converged = stable_since.duration_since(t1);
     let pods = store.list::<Pod>(None).len();
     let events = store.list::<Event>(None).len();
     println!("desired daemon pods: {desired}; pods in store: {pods}; events in store: {events}");
@@ -115,10 +142,19 @@ async fn main() -> BenchResult {
             desired as f64 / s.as_secs_f64()
         );
     }
-    println!(
-        "time until availability settled: {:.2} s ({available} of {desired} available; the rest are on NotReady nodes)",
-        converged.as_secs_f64()
-    );
+    let expected = expected.unwrap_or_default();
+    if stalled {
+        println!(
+            "STALLED: availability stopped at {available} of the {expected} pods on Ready nodes after {:.2} s",
+            converged.as_secs_f64()
+        );
+    } else {
+        println!(
+            "time until every pod on a Ready node is available: {:.2} s ({available} of {desired}; the other {} are on NotReady nodes)",
+            converged.as_secs_f64(),
+            desired - available
+        );
+    }
     println!(
         "resident memory: {:.0} MiB at start, {:.0} MiB after convergence",
         rss_start,

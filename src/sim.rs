@@ -14,6 +14,7 @@ pub mod kubelet;
 pub mod scenario;
 pub mod store;
 
+use axum::serve::ListenerExt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -250,6 +251,13 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         addr: config.listen,
         source,
     })?;
+    // Watch events are small writes on a long-lived response: without TCP_NODELAY, Nagle's
+    // algorithm holds each one until the client's delayed ACK (tens of milliseconds).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "cannot set TCP_NODELAY on a simulated API server connection");
+        }
+    });
     let router = api::router(state);
     let mut until = stopped;
     let server = tokio::spawn(async move {

@@ -13,6 +13,7 @@ use crate::cluster::state::ClusterState;
 use crate::cluster::{watch, ClusterError, Live};
 use axum::extract::FromRef;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -172,9 +173,9 @@ pub async fn start_watching(
             every.tick().await;
             n += 1;
             if n.is_multiple_of(2) {
-                ticking.tick();
+                ticking.tick().await;
             } else {
-                ticking.flush();
+                ticking.flush().await;
             }
         }
     }));
@@ -197,6 +198,13 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
             )
         })?;
     let addr = listener.local_addr()?;
+    // Live deltas are small SSE writes: without TCP_NODELAY, Nagle's algorithm holds each one
+    // until the browser's delayed ACK.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "cannot set TCP_NODELAY on a dashboard connection");
+        }
+    });
     println!("daemonscope: serving {} on http://{addr}", conn.cluster);
     let result = axum::serve(listener, router(AppState::new(addr, live)))
         .with_graceful_shutdown(shutdown_signal())

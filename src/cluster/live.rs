@@ -160,27 +160,32 @@ impl Live {
 
     /// Publishes pending column summaries; the watchers' companion task calls it twice a
     /// second.
-    pub fn flush(&self) -> Option<u64> {
+    ///
+    /// Why one column per lock and a pause between them: a summary reads every node of its
+    /// column (milliseconds at 5,000 nodes), and a mutex released and at once re-taken by the
+    /// same thread is rarely won by the watcher waiting for it (a mere yield is not enough),
+    /// so without the pause thirty columns hold cell deltas back for 100–300 ms.
+    pub async fn flush(&self) -> Option<u64> {
         let mut last = None;
-        // One column per lock: a summary reads every node of its column, and cell deltas
-        // from the watchers must not wait for thirty of them.
         loop {
-            let mut inner = self.lock();
-            let deltas = inner.state.flush_next()?;
-            self.record_columns(&deltas);
-            last = inner.feed.publish(deltas).or(last);
-            if !inner.state.has_pending_columns() {
-                return last;
+            {
+                let mut inner = self.lock();
+                let deltas = inner.state.flush_next()?;
+                self.record_columns(&deltas);
+                last = inner.feed.publish(deltas).or(last);
+                if !inner.state.has_pending_columns() {
+                    return last;
+                }
             }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
     }
 
-    /// Re-evaluates what time alone changes (availability after `minReadySeconds`).
-    pub fn tick(&self) -> Option<u64> {
-        let mut inner = self.lock();
-        let deltas = inner.state.tick();
-        self.record_columns(&deltas);
-        inner.feed.publish(deltas)
+    /// Re-evaluates what time alone changes (availability after `minReadySeconds`), one
+    /// column per lock like `flush`.
+    pub async fn tick(&self) -> Option<u64> {
+        self.lock().state.mark_time_dependent();
+        self.flush().await
     }
 
     /// A completed (re)list of `scope`: replaces its objects, marks it synced and healthy,

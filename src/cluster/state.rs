@@ -606,6 +606,13 @@ impl ClusterState {
     /// became ready, §c) without any event: refreshes the summaries of the DaemonSets that
     /// set `minReadySeconds`, returning the columns that changed.
     pub fn tick(&mut self) -> Vec<Delta> {
+        self.mark_time_dependent();
+        self.flush_columns()
+    }
+
+    /// Marks the summaries that time alone can change (DaemonSets with `minReadySeconds`)
+    /// for the next flush, so the live layer can recompute them one column per lock.
+    pub fn mark_time_dependent(&mut self) {
         let keys: Vec<String> = self
             .daemonsets
             .iter()
@@ -615,7 +622,6 @@ impl ClusterState {
         for key in &keys {
             self.mark_dirty(key);
         }
-        self.flush_columns()
     }
 
     // ---- pods --------------------------------------------------------------------------

@@ -201,12 +201,7 @@ fn route(
             }
         }
         Touched::DaemonSet { namespace, name } => {
-            let uid = event
-                .object
-                .pointer("/metadata/uid")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string();
+            let uid = event.uid().to_string();
             if event.event_type == super::store::EventType::Deleted {
                 owners.remove(&uid);
                 cache.pods.forget_owner(&uid);

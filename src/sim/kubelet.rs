@@ -20,16 +20,19 @@ use super::clock::SimClock;
 use super::scenario::settings::SimulationSettings;
 use super::store::{EventType, Kind, Store, StoreEvent};
 use k8s_openapi::api::core::v1::{Node, Pod};
-use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::watch;
 
 /// `(namespace, name)` of a pod.
 type PodKey = (String, String);
+
+/// How many due steps run before the loop yields: each is a store write, so a few hundred keep
+/// one turn in the low milliseconds while thousands of pods start at once.
+const STEPS_PER_TURN: usize = 256;
 
 /// Starts the kubelet stand-in; it stops when `shutdown` turns true.
 pub fn spawn(
@@ -85,6 +88,30 @@ impl Kubelet {
         let mut events = self.store.subscribe();
         self.resync();
         loop {
+            // Take in every change already there before acting, so the pods' steps are decided
+            // on current state and the change stream never overflows while steps run.
+            loop {
+                match events.try_recv() {
+                    Ok(event) => self.on_event(&event),
+                    Err(TryRecvError::Lagged(missed)) => {
+                        tracing::info!(
+                            missed,
+                            "kubelet stand-in fell behind the change stream; relisting"
+                        );
+                        self.resync();
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Closed) => return,
+                }
+            }
+            if self.run_due(STEPS_PER_TURN) {
+                // More steps are due: let the other tasks (and our change stream) run first.
+                tokio::task::yield_now().await;
+                if *shutdown.borrow() {
+                    return;
+                }
+                continue;
+            }
             let next_due = self.queue.peek().map(|Reverse((due, _, _))| *due);
             let sleep = async {
                 match next_due {
@@ -102,7 +129,7 @@ impl Kubelet {
                     }
                     Err(RecvError::Closed) => return,
                 },
-                _ = sleep => self.run_due(),
+                _ = sleep => {}
             }
         }
     }
@@ -149,44 +176,46 @@ impl Kubelet {
     }
 
     fn on_event(&mut self, event: &StoreEvent) {
-        match event.kind {
+        match event.kind() {
             Kind::Pod => {
                 let key = (
-                    event.namespace.clone().unwrap_or_default(),
-                    event.name.clone(),
+                    event.namespace().unwrap_or_default().to_string(),
+                    event.name().to_string(),
                 );
                 if event.event_type == EventType::Deleted {
                     self.forget_pod(&key);
                     return;
                 }
+                // Our own writes (and anything older) are already known: skip without decoding.
                 if self
                     .seen_rv
                     .get(&key)
-                    .is_some_and(|rv| *rv >= event.resource_version)
+                    .is_some_and(|rv| *rv >= event.resource_version())
                 {
                     return;
                 }
-                match Pod::deserialize(&*event.object) {
+                match event.decode::<Pod>() {
                     Ok(pod) => self.on_pod(&pod),
                     Err(e) => {
-                        tracing::warn!(pod = %event.name, error = %e, "kubelet stand-in cannot read pod")
+                        tracing::warn!(pod = %event.name(), error = %e, "kubelet stand-in cannot read pod")
                     }
                 }
             }
             Kind::Node => {
+                let name = event.name().to_string();
                 if event.event_type == EventType::Deleted {
-                    self.nodes.remove(&event.name);
-                    self.collect_node_pods(&event.name);
+                    self.nodes.remove(&name);
+                    self.collect_node_pods(&name);
                     return;
                 }
-                let Ok(node) = Node::deserialize(&*event.object) else {
+                let Ok(node) = event.decode::<Node>() else {
                     return;
                 };
-                let was = self.nodes.get(&event.name).copied();
+                let was = self.nodes.get(&name).copied();
                 self.remember_node(&node);
-                let now = self.nodes.get(&event.name).copied();
+                let now = self.nodes.get(&name).copied();
                 if was != now {
-                    self.node_readiness_changed(&event.name, now == Some(true));
+                    self.node_readiness_changed(&name, now == Some(true));
                 }
             }
             _ => {}
@@ -250,11 +279,16 @@ impl Kubelet {
         self.queue.push(Reverse((due, self.seq, key)));
     }
 
-    fn run_due(&mut self) {
+    /// Runs at most `budget` due steps; true when more are due.
+    fn run_due(&mut self, budget: usize) -> bool {
         let now = self.clock.elapsed();
+        let mut done = 0;
         while let Some(Reverse((due, seq, _))) = self.queue.peek() {
             if *due > now {
-                break;
+                return false;
+            }
+            if done == budget {
+                return true;
             }
             let seq = *seq;
             let Some(Reverse((_, _, key))) = self.queue.pop() else {
@@ -265,10 +299,12 @@ impl Kubelet {
                     let step = *step;
                     self.pending.remove(&key);
                     self.perform(&key, step);
+                    done += 1;
                 }
                 _ => {}
             }
         }
+        false
     }
 
     fn perform(&mut self, key: &PodKey, step: Step) {

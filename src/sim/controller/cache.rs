@@ -11,7 +11,6 @@ use crate::cluster::convert::{node_facts, pod_facts};
 use crate::domain::facts::{NodeFacts, PodFacts};
 use crate::sim::store::{EventType, Kind, Store, StoreEvent};
 use k8s_openapi::api::core::v1::{Node, Pod};
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
 /// A cached pod: the resourceVersion it was read at and its facts.
@@ -47,14 +46,6 @@ pub enum Touched {
         namespace: String,
         name: String,
     },
-}
-
-fn rv_of(object: &serde_json::Value) -> u64 {
-    object
-        .pointer("/metadata/resourceVersion")
-        .and_then(|v| v.as_str())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 impl PodCache {
@@ -126,11 +117,11 @@ impl Cache {
 
     /// Applies one change from the store.
     pub fn apply(&mut self, event: &StoreEvent) -> Touched {
-        match event.kind {
+        match event.kind() {
             Kind::Node => {
                 if event.event_type == EventType::Deleted {
-                    self.nodes.remove(&event.name);
-                } else if let Ok(node) = Node::deserialize(&*event.object) {
+                    self.nodes.remove(event.name());
+                } else if let Ok(node) = event.decode::<Node>() {
                     let facts = node_facts(&node);
                     if self.nodes.get(&facts.name) == Some(&facts) {
                         return Touched::Nothing;
@@ -141,30 +132,27 @@ impl Cache {
             }
             Kind::Pod => {
                 // Skip, without decoding, a change the cache already holds (its own writes).
-                let uid = event
-                    .object
-                    .pointer("/metadata/uid")
-                    .and_then(|v| v.as_str());
-                let owner = event
-                    .object
-                    .pointer("/metadata/ownerReferences/0/uid")
-                    .and_then(|v| v.as_str());
-                if let (Some(uid), Some(owner)) = (uid, owner) {
-                    let cached = self.pods.by_owner.get(owner).and_then(|m| m.get(uid));
+                let facts = &event.object.facts;
+                if let Some(owner) = facts.owner_uids.first() {
+                    let cached = self
+                        .pods
+                        .by_owner
+                        .get(owner)
+                        .and_then(|m| m.get(&facts.uid));
                     if event.event_type != EventType::Deleted
-                        && cached.is_some_and(|c| c.resource_version >= event.resource_version)
+                        && cached.is_some_and(|c| c.resource_version >= event.resource_version())
                     {
                         return Touched::Nothing;
                     }
                 }
-                let Ok(pod) = Pod::deserialize(&*event.object) else {
+                let Ok(pod) = event.decode::<Pod>() else {
                     return Touched::Nothing;
                 };
                 let facts = pod_facts(&pod);
                 let Some(owner) = facts.owner_uid.clone() else {
                     return Touched::Nothing;
                 };
-                let rv = rv_of(&event.object).max(event.resource_version);
+                let rv = event.resource_version();
                 if event.event_type == EventType::Deleted {
                     if let Some(pods) = self.pods.by_owner.get_mut(&owner) {
                         if pods
@@ -180,8 +168,8 @@ impl Cache {
                 Touched::Owner(owner)
             }
             Kind::DaemonSet => Touched::DaemonSet {
-                namespace: event.namespace.clone().unwrap_or_default(),
-                name: event.name.clone(),
+                namespace: event.namespace().unwrap_or_default().to_string(),
+                name: event.name().to_string(),
             },
             _ => Touched::Nothing,
         }

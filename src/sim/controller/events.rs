@@ -1,16 +1,37 @@
 //! Events the DaemonSet controller emits (§f): `SuccessfulCreate`, `SuccessfulDelete`,
 //! `FailedCreate`, `FailedDaemonPod`, `SucceededDaemonPod`, `SelectingAll`.
 //!
-//! Why aggregated: a real event recorder folds repeats of the same reason and message on the
-//! same object into one Event with a growing `count` (a blocked creation retried every few
-//! seconds must not produce thousands of objects), and `kubectl describe ds` shows it that way.
+//! Why aggregated: a real event recorder (client-go's `EventCorrelator`) folds repeats of the
+//! same reason and message on the same object into one Event with a growing `count` (a blocked
+//! creation retried every few seconds must not produce thousands of objects), and once ten
+//! events of one reason differ only in their message within ten minutes ("Created pod: a",
+//! "Created pod: b", …) it folds the rest into one Event whose message starts with
+//! "(combined from similar events): ". `kubectl describe ds` shows them that way, and a
+//! 5,000-node DaemonSet leaves about ten Events, not 5,000. client-go's spam filter (a token
+//! bucket per object) is not modelled.
 
 use crate::sim::store::Store;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// client-go `defaultAggregateMaxEvents`: similar events before they are combined.
+const AGGREGATE_MAX_EVENTS: usize = 10;
+/// client-go `defaultAggregateIntervalInSeconds`.
+const AGGREGATE_INTERVAL_SECONDS: i64 = 600;
+/// client-go `maxLruCacheEntries`: how many event keys the recorder remembers.
+const MAX_REMEMBERED: usize = 4096;
+/// client-go `EventAggregatorByReasonMessageFunc`'s prefix.
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
+
+/// Distinct messages seen for one (object, type, reason) within the aggregation interval.
+#[derive(Debug)]
+struct Similar {
+    since: Timestamp,
+    messages: HashSet<String>,
+}
 
 /// The event source of the DaemonSet controller.
 pub const COMPONENT: &str = "daemonset-controller";
@@ -27,6 +48,8 @@ pub enum Severity {
 pub struct Recorder {
     /// (namespace, involved uid, reason, message) -> event name
     seen: HashMap<(String, String, String, String), String>,
+    /// (namespace, involved uid, type, reason) -> messages seen lately
+    similar: HashMap<(String, String, &'static str, String), Similar>,
     counter: u64,
 }
 
@@ -44,16 +67,19 @@ impl Recorder {
         let namespace = ds.metadata.namespace.clone().unwrap_or_default();
         let name = ds.metadata.name.clone().unwrap_or_default();
         let uid = ds.metadata.uid.clone().unwrap_or_default();
+        let (message, key_message) =
+            self.aggregate(&namespace, &uid, severity, reason, message, now);
         let key = (
             namespace.clone(),
             uid.clone(),
             reason.to_string(),
-            message.clone(),
+            key_message,
         );
         if let Some(existing) = self.seen.get(&key) {
             if let Some(mut event) = store.get::<Event>(Some(&namespace), existing) {
                 event.count = Some(event.count.unwrap_or(1).saturating_add(1));
                 event.last_timestamp = Some(Time(now));
+                event.message = Some(message.clone());
                 match store.update(event) {
                     Ok(_) => return,
                     Err(e) => {
@@ -97,12 +123,168 @@ impl Recorder {
             ..Default::default()
         };
         match store.create(event) {
-            // Only warnings repeat (a retried creation); "Created pod: <name>" never does.
-            Ok(_) if severity == Severity::Warning => {
+            Ok(_) => {
+                // An LRU in client-go; forgetting everything at the bound is close enough for
+                // a simulation and keeps memory flat.
+                if self.seen.len() >= MAX_REMEMBERED {
+                    self.seen.clear();
+                }
                 self.seen.insert(key, event_name);
             }
-            Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, reason, "recording event failed"),
         }
+    }
+
+    /// client-go's `EventAggregator`: the message to write and the key that identifies the
+    /// Event it belongs to (the message itself, or the combined Event of its reason).
+    fn aggregate(
+        &mut self,
+        namespace: &str,
+        uid: &str,
+        severity: Severity,
+        reason: &str,
+        message: String,
+        now: Timestamp,
+    ) -> (String, String) {
+        let kind = match severity {
+            Severity::Normal => "Normal",
+            Severity::Warning => "Warning",
+        };
+        let key = (
+            namespace.to_string(),
+            uid.to_string(),
+            kind,
+            reason.to_string(),
+        );
+        if self.similar.len() >= MAX_REMEMBERED && !self.similar.contains_key(&key) {
+            self.similar.clear();
+        }
+        let similar = self.similar.entry(key).or_insert_with(|| Similar {
+            since: now,
+            messages: HashSet::new(),
+        });
+        if now.as_second() - similar.since.as_second() > AGGREGATE_INTERVAL_SECONDS {
+            similar.since = now;
+            similar.messages.clear();
+        }
+        similar.messages.insert(message.clone());
+        if similar.messages.len() < AGGREGATE_MAX_EVENTS {
+            return (message.clone(), message);
+        }
+        // Do not grow the set beyond the bound (client-go pops an arbitrary key).
+        if let Some(any) = similar.messages.iter().next().cloned() {
+            similar.messages.remove(&any);
+        }
+        (
+            format!("{COMBINED_PREFIX}{message}"),
+            COMBINED_PREFIX.to_string(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::store::StoreSettings;
+
+    fn daemonset() -> DaemonSet {
+        DaemonSet {
+            metadata: ObjectMeta {
+                name: Some("agent".into()),
+                namespace: Some("kube-system".into()),
+                uid: Some("uid-agent".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn events(store: &Store) -> Vec<Event> {
+        let mut all = store.list::<Event>(Some("kube-system"));
+        all.sort_by_key(|e| e.metadata.name.clone());
+        all
+    }
+
+    fn at(second: i64) -> Timestamp {
+        Timestamp::from_second(1_800_000_000 + second).unwrap_or_default()
+    }
+
+    #[test]
+    fn ten_similar_messages_fold_into_one_combined_event_with_the_rest_counted() {
+        let store = Store::new(StoreSettings::default());
+        let mut recorder = Recorder::default();
+        for i in 1..=25 {
+            let message = format!("Created pod: agent-{i}");
+            recorder.record(
+                &store,
+                &daemonset(),
+                Severity::Normal,
+                "SuccessfulCreate",
+                message,
+                at(i),
+            );
+        }
+        let events = events(&store);
+        assert_eq!(events.len(), 10, "9 single events and one combined");
+        let combined: Vec<_> = events
+            .iter()
+            .filter(|e| {
+                e.message
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with(COMBINED_PREFIX))
+            })
+            .collect();
+        assert_eq!(combined.len(), 1);
+        assert_eq!(combined[0].count, Some(16));
+        assert_eq!(
+            combined[0].message.as_deref(),
+            Some("(combined from similar events): Created pod: agent-25")
+        );
+    }
+
+    #[test]
+    fn an_identical_repeat_counts_up_on_one_event() {
+        let store = Store::new(StoreSettings::default());
+        let mut recorder = Recorder::default();
+        for i in 0..5 {
+            let message =
+                "Error creating: pods \"agent-x\" is forbidden: exceeded quota".to_string();
+            recorder.record(
+                &store,
+                &daemonset(),
+                Severity::Warning,
+                "FailedCreate",
+                message,
+                at(i),
+            );
+        }
+        let events = events(&store);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].count, Some(5));
+        assert_eq!(events[0].type_.as_deref(), Some("Warning"));
+    }
+
+    #[test]
+    fn similar_messages_more_than_ten_minutes_apart_are_not_combined() {
+        let store = Store::new(StoreSettings::default());
+        let mut recorder = Recorder::default();
+        for i in 0..12 {
+            let message = format!("Created pod: agent-{i}");
+            recorder.record(
+                &store,
+                &daemonset(),
+                Severity::Normal,
+                "SuccessfulCreate",
+                message,
+                at(i * 601),
+            );
+        }
+        let events = events(&store);
+        assert_eq!(events.len(), 12);
+        assert!(events.iter().all(|e| !e
+            .message
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with(COMBINED_PREFIX)));
     }
 }

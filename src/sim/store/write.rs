@@ -195,16 +195,7 @@ impl Store {
             }
         }
         if self.inner.events.receiver_count() > 0 {
-            if let Ok(value) = serde_json::from_slice::<Value>(&object.raw) {
-                let _ = self.inner.events.send(Arc::new(StoreEvent {
-                    kind,
-                    event_type,
-                    namespace: object.facts.namespace.clone(),
-                    name: object.facts.name.clone(),
-                    resource_version: object.resource_version,
-                    object: Arc::new(value),
-                }));
-            }
+            let _ = self.inner.events.send(StoreEvent { event_type, object });
         }
         self.inner.latest.send_replace(st.rv);
     }
