@@ -13,6 +13,7 @@ pub mod kubeconfig;
 pub mod kubelet;
 pub mod scenario;
 pub mod store;
+pub mod taint_eviction;
 
 use axum::serve::ListenerExt;
 use std::net::SocketAddr;

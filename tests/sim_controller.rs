@@ -673,3 +673,93 @@ async fn the_demo_scenario_stays_interesting_while_it_runs() {
     .await;
     sim.controllers.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_noexecute_toleration_with_seconds_gives_create_evict_create() {
+    // §g.8 (§a.5): the DaemonSet controller ignores tolerationSeconds and places the pod; the
+    // taint-eviction controller deletes it when the time is up; the DaemonSet controller
+    // creates it again. A toleration without tolerationSeconds keeps its pod for good.
+    let yaml = [
+        node("n1", "", "{key: maintenance, effect: NoExecute}"),
+        daemonset(
+            "visitor",
+            "{type: RollingUpdate}",
+            "      tolerations: [{key: maintenance, operator: Exists, effect: NoExecute, tolerationSeconds: 20}]",
+        ),
+        daemonset(
+            "stayer",
+            "{type: RollingUpdate}",
+            "      tolerations: [{key: maintenance, operator: Exists, effect: NoExecute}]",
+        ),
+    ]
+    .concat();
+    let sim = Sim::start(&yaml);
+    sim.until("both pods are ready on n1", |s| {
+        s.all_ready("visitor", 1) && s.all_ready("stayer", 1)
+    })
+    .await;
+    let uid = |s: &Sim, name: &str| s.pods(name).first().map(|p| p.uid.clone());
+    let first_visitor = uid(&sim, "visitor");
+    let stayer = uid(&sim, "stayer");
+    sim.until("the visitor's pod is evicted and created again", |s| {
+        let evicted = s.store.list::<Event>(Some("agents")).iter().any(|e| {
+            e.reason.as_deref() == Some("TaintManagerEviction")
+                && e.involved_object.uid == first_visitor
+        });
+        let again = s
+            .pods("visitor")
+            .iter()
+            .any(|p| Some(&p.uid) != first_visitor.as_ref() && !p.terminating);
+        evicted && again
+    })
+    .await;
+    let message = sim
+        .store
+        .list::<Event>(Some("agents"))
+        .into_iter()
+        .find(|e| e.reason.as_deref() == Some("TaintManagerEviction"))
+        .and_then(|e| e.message)
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("Marking for deletion Pod agents/visitor-"),
+        "{message}"
+    );
+    assert_eq!(
+        uid(&sim, "stayer"),
+        stayer,
+        "§a.5 no tolerationSeconds: never evicted"
+    );
+    sim.controllers.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removing_a_noexecute_taint_in_time_cancels_the_eviction() {
+    // §a.5: the countdown belongs to the taint; once it is gone the pod stays.
+    let yaml = [
+        node("n1", "", "{key: maintenance, effect: NoExecute}"),
+        daemonset(
+            "visitor",
+            "{type: RollingUpdate}",
+            "      tolerations: [{key: maintenance, operator: Exists, effect: NoExecute, tolerationSeconds: 60}]",
+        ),
+    ]
+    .concat();
+    let sim = Sim::start(&yaml);
+    sim.until("the pod is ready", |s| s.all_ready("visitor", 1))
+        .await;
+    let first = sim.pods("visitor").first().map(|p| p.uid.clone());
+    sim.patch_node("n1", |n| {
+        if let Some(spec) = n.spec.as_mut() {
+            spec.taints = None;
+        }
+    });
+    // 60 simulated seconds are 1.2 s at speed 50: wait twice that.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(sim.pods("visitor").first().map(|p| p.uid.clone()), first);
+    assert!(!sim
+        .store
+        .list::<Event>(Some("agents"))
+        .iter()
+        .any(|e| e.reason.as_deref() == Some("TaintManagerEviction")));
+    sim.controllers.shutdown().await;
+}

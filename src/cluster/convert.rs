@@ -132,7 +132,8 @@ pub fn template_facts(template: &PodTemplateSpec) -> TemplateFacts {
         .unwrap_or_default()
 }
 
-fn pod_spec_facts(spec: &PodSpec) -> TemplateFacts {
+/// The placement-relevant facts of a pod spec (a template's, or a created pod's own).
+pub fn pod_spec_facts(spec: &PodSpec) -> TemplateFacts {
     let required = spec
         .affinity
         .as_ref()

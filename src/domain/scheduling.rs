@@ -7,6 +7,7 @@
 //! [`DaemonPod::placement`], which runs the same checks and says what each one saw.
 
 mod affinity;
+mod eviction;
 mod selector;
 mod taints;
 mod toleration;
@@ -196,6 +197,8 @@ pub fn daemon_pod_tolerations(template: &TemplateFacts) -> Vec<Toleration> {
 pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     toleration::toleration_tolerates(toleration, taint)
 }
+
+pub use eviction::{taint_eviction, Eviction};
 
 #[cfg(test)]
 mod tests;

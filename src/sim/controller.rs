@@ -1,5 +1,6 @@
 //! The simulated cluster's controllers: the DaemonSet controller, the kubelet stand-in (with
-//! scheduler bind and pod GC), and the scenario's scheduled template updates.
+//! scheduler bind and pod GC), the taint-eviction controller, and the scenario's scheduled
+//! template updates.
 //!
 //! Why a work queue fed by the store's change stream: like the real controller, each DaemonSet
 //! is synced when something that concerns it changes (the DaemonSet, one of its pods, any
@@ -64,6 +65,7 @@ pub fn spawn(store: Store, settings: SimulationSettings, clock: SimClock) -> Con
             rx.clone(),
         )),
         super::kubelet::spawn(store.clone(), clock, settings.clone(), rx.clone()),
+        super::taint_eviction::spawn(store.clone(), clock, rx.clone()),
         tokio::spawn(run_updates(store, clock, settings.updates.clone(), rx)),
     ];
     Controllers {
