@@ -16,7 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 /// The label with the DaemonSet's template generation (§d.4), set when the DaemonSet has the
 /// `deprecated.daemonset.template.generation` annotation.
 pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
-const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+use crate::sim::store::TEMPLATE_GENERATION_ANNOTATION;
 
 fn to_api(t: &TolerationFacts) -> Toleration {
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());

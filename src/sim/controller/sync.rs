@@ -106,11 +106,6 @@ impl Syncer {
             }
         };
         let (hash, collision_count) = (current.hash.clone(), current.collision_count);
-        let ds = if current.template_changed {
-            self.bump_template_generation(ds)
-        } else {
-            ds
-        };
         let mut facts = match daemonset_facts(&ds) {
             Ok(f) => f,
             Err(e) => {
@@ -267,25 +262,6 @@ impl Syncer {
     /// whenever the template changes (the DaemonSet registry strategy); pods get it as
     /// `pod-template-generation` and §d.4 compares the two. The store does not do it, so the
     /// controller does, on the first sync after a template change.
-    fn bump_template_generation(&mut self, mut ds: DaemonSet) -> DaemonSet {
-        const KEY: &str = "deprecated.daemonset.template.generation";
-        let generation = ds.metadata.generation.unwrap_or(1).to_string();
-        let Some(annotations) = ds.metadata.annotations.as_mut() else {
-            return ds;
-        };
-        if annotations.get(KEY).is_none_or(|v| *v == generation) {
-            return ds;
-        }
-        annotations.insert(KEY.into(), generation);
-        match self.store.update(ds.clone()) {
-            Ok(updated) => updated,
-            Err(e) => {
-                tracing::debug!(error = %e, "updating the template generation annotation failed");
-                ds
-            }
-        }
-    }
-
     fn write_status(
         &mut self,
         mut ds: DaemonSet,

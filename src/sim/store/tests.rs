@@ -71,6 +71,19 @@ fn daemonset_generation_moves_only_with_the_spec_and_status_is_its_own_write() {
     let store = small();
     let d = store.create(ds("agent", "img:1")).expect("create");
     assert_eq!(d.metadata.generation, Some(1));
+    let template_generation = |d: &DaemonSet| {
+        d.metadata
+            .annotations
+            .clone()
+            .unwrap_or_default()
+            .get("deprecated.daemonset.template.generation")
+            .cloned()
+    };
+    assert_eq!(
+        template_generation(&d).as_deref(),
+        Some("1"),
+        "§d.4: set on create"
+    );
     let mut labelled = d.clone();
     labelled
         .metadata
@@ -85,7 +98,22 @@ fn daemonset_generation_moves_only_with_the_spec_and_status_is_its_own_write() {
     }
     let bumped = store.update(bumped).expect("image");
     assert_eq!(bumped.metadata.generation, Some(2));
-    let mut with_status = bumped.clone();
+    assert_eq!(template_generation(&labelled).as_deref(), Some("1"));
+    assert_eq!(
+        template_generation(&bumped).as_deref(),
+        Some("2"),
+        "§d.4: a template change is the next template generation"
+    );
+    let mut strategy = bumped.clone();
+    strategy.spec.min_ready_seconds = Some(5);
+    let strategy = store.update(strategy).expect("minReadySeconds");
+    assert_eq!(strategy.metadata.generation, Some(3));
+    assert_eq!(
+        template_generation(&strategy).as_deref(),
+        Some("2"),
+        "a spec change outside the template keeps the template generation"
+    );
+    let mut with_status = strategy.clone();
     if let Some(s) = with_status.status.as_mut() {
         s.desired_number_scheduled = 3;
     }

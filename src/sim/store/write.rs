@@ -163,6 +163,32 @@ fn finalize(kind: Kind, mut obj: Value, rv: u64) -> Result<StoredObject, StoreEr
     })
 }
 
+/// The annotation that carries a DaemonSet's template generation in apps/v1 (§d.4).
+pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// The template generation in `metadata`'s annotation; 0 when absent or not a number (as the
+/// conversion to the internal type reads it).
+fn template_generation(meta: &serde_json::Map<String, Value>) -> i64 {
+    meta.get("annotations")
+        .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(Value::as_str)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn set_template_generation(meta: &mut serde_json::Map<String, Value>, generation: i64) {
+    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+    if !annotations.is_object() {
+        *annotations = json!({});
+    }
+    if let Some(map) = annotations.as_object_mut() {
+        map.insert(
+            TEMPLATE_GENERATION_ANNOTATION.to_string(),
+            json!(generation.to_string()),
+        );
+    }
+}
+
 impl Store {
     /// Record a change: next resourceVersion already assigned to `object`.
     fn commit(
@@ -281,6 +307,10 @@ impl Store {
             meta.remove("managedFields");
             if kind == Kind::DaemonSet {
                 meta.insert("generation".to_string(), json!(1));
+                // The API server keeps the template generation (internal
+                // spec.templateGeneration, at least 1 on create) in this annotation (§d.4).
+                let generation = template_generation(meta).max(1);
+                set_template_generation(meta, generation);
             } else {
                 meta.remove("generation");
             }
@@ -388,8 +418,18 @@ impl Store {
                 .and_then(Value::as_i64)
                 .unwrap_or(1)
                 + 1;
+            let template_changed = new.pointer("/spec/template") != old.pointer("/spec/template");
+            let old_template_generation = old
+                .get("metadata")
+                .and_then(Value::as_object)
+                .map_or(0, template_generation);
             if let Some(meta) = meta_mut(&mut new) {
                 meta.insert("generation".to_string(), json!(generation));
+                // The registry's PrepareForUpdate: a template change is the next template
+                // generation; any other spec change keeps it.
+                if template_changed {
+                    set_template_generation(meta, old_template_generation + 1);
+                }
             }
         }
         // A no-op update takes no resourceVersion and sends no event.
