@@ -7,6 +7,7 @@
 pub mod connect;
 pub mod convert;
 pub mod error;
+pub mod events;
 pub mod feed;
 pub mod live;
 pub mod metrics;

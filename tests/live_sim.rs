@@ -585,9 +585,15 @@ async fn every_request_the_dashboard_makes_is_a_get_list_or_watch() -> TestResul
         .collect();
     assert_eq!(
         watched,
-        ["controllerrevisions", "daemonsets", "nodes", "pods"]
-            .into_iter()
-            .collect(),
+        [
+            "controllerrevisions",
+            "daemonsets",
+            "events",
+            "nodes",
+            "pods"
+        ]
+        .into_iter()
+        .collect(),
         "the dashboard's requests are in the audit log: {ours:?}"
     );
     let verbs = sim.audit.verbs_of(&agent);

@@ -5,6 +5,7 @@
 //! duration of one event's update (never across an await), and the metrics are updated on
 //! write so `/metrics` reads without recomputing anything.
 
+use crate::cluster::events::{Page, RecentEvents};
 use crate::cluster::feed::{Feed, FeedItem};
 use crate::cluster::metrics::Metrics;
 use crate::cluster::projection::Projection;
@@ -39,6 +40,9 @@ pub enum Start {
 /// The shared live state: `Arc<Live>` is handed to watchers and to the web layer.
 pub struct Live {
     inner: Mutex<Inner>,
+    /// Recent events per page: optional data under its own lock, so the events watcher never
+    /// waits on (or delays) the matrix.
+    events: Mutex<RecentEvents>,
     metrics: Metrics,
     /// Scope labels that must sync before `/readyz` says ready.
     expected: Vec<String>,
@@ -81,6 +85,7 @@ impl Live {
                 synced_once: BTreeSet::new(),
                 denied: BTreeSet::new(),
             }),
+            events: Mutex::new(RecentEvents::new()),
             metrics,
             expected: scopes.iter().map(Scope::label).collect(),
         })
@@ -91,6 +96,32 @@ impl Live {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn events(&self) -> MutexGuard<'_, RecentEvents> {
+        self.events
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// An added or updated Event, filed on its page.
+    pub fn events_apply(&self, page: Page, uid: String, row: crate::domain::view::EventRow) {
+        self.events().apply(page, uid, row);
+    }
+
+    /// A deleted Event (or one no longer about a shown object).
+    pub fn events_remove(&self, uid: &str) {
+        self.events().remove(uid);
+    }
+
+    /// Every Event after a (re)list.
+    pub fn events_replace(&self, events: Vec<(Page, String, crate::domain::view::EventRow)>) {
+        self.events().replace(events);
+    }
+
+    /// The recent events of one page, newest first.
+    pub fn events_of(&self, page: &Page) -> Vec<crate::domain::view::EventRow> {
+        self.events().of(page)
     }
 
     /// The metrics registry.

@@ -162,6 +162,12 @@ impl ClusterState {
         self.cells.get(node)?.get(ds_key).map(|c| c.state)
     }
 
+    /// `namespace/name` of the DaemonSet a known daemon pod (by uid) belongs to.
+    pub fn daemonset_of_pod(&self, pod_uid: &str) -> Option<String> {
+        let owner = self.pods.get(pod_uid)?.owner_uid.as_deref()?;
+        self.ds_key_by_uid.get(owner).cloned()
+    }
+
     /// The daemon pods of one DaemonSet (by uid) aimed at one node.
     pub fn pods_in_cell(&self, ds_uid: &str, node: &str) -> Vec<&crate::domain::PodFacts> {
         self.pods.in_cell(ds_uid, node)

@@ -1,4 +1,5 @@
-//! kube-rs watchers on Nodes, DaemonSets, Pods and ControllerRevisions feeding the live state.
+//! kube-rs watchers on Nodes, DaemonSets, Pods and ControllerRevisions feeding the live state
+//! (Events have their own, optional watcher: `cluster::events::watch`).
 //!
 //! Why this shape: each watcher turns objects into projections at the edge and hands them to
 //! `Live`, which updates only the cells they touch. A (re)list is buffered and applied at
@@ -352,7 +353,7 @@ where
     }
 }
 
-/// Spawns one watcher task per scope. `user` names the configured identity for 403 messages;
+/// Spawns one watcher task per scope, plus the Events watchers. `user` names the configured identity for 403 messages;
 /// `streaming` starts with streaming lists (servers that reject them fall back to pages).
 pub fn spawn_all(
     client: &Client,
@@ -361,44 +362,51 @@ pub fn spawn_all(
     user: &str,
     streaming: bool,
 ) -> Vec<JoinHandle<()>> {
-    scopes
+    // Events for the namespaces the DaemonSets are watched in (optional data, see events).
+    let namespaces: Vec<String> = scopes
         .iter()
-        .map(|scope| {
-            let live = live.clone();
-            let user = user.to_string();
-            let scope = scope.clone();
-            match &scope {
-                Scope::Nodes => tokio::spawn(run(
-                    Api::<Node>::all(client.clone()),
-                    scope,
-                    live,
-                    user,
-                    streaming,
-                )),
-                Scope::DaemonSets(ns) => tokio::spawn(run(
-                    api_for::<DaemonSet>(client, ns),
-                    scope.clone(),
-                    live,
-                    user,
-                    streaming,
-                )),
-                Scope::Pods(ns) => tokio::spawn(run(
-                    api_for::<Pod>(client, ns),
-                    scope.clone(),
-                    live,
-                    user,
-                    streaming,
-                )),
-                Scope::Revisions(ns) => tokio::spawn(run(
-                    api_for::<ControllerRevision>(client, ns),
-                    scope.clone(),
-                    live,
-                    user,
-                    streaming,
-                )),
-            }
+        .filter_map(|s| match s {
+            Scope::DaemonSets(Some(ns)) => Some(ns.clone()),
+            _ => None,
         })
-        .collect()
+        .collect();
+    let mut tasks = crate::cluster::events::watch::spawn(client, &namespaces, live);
+    tasks.extend(scopes.iter().map(|scope| {
+        let live = live.clone();
+        let user = user.to_string();
+        let scope = scope.clone();
+        match &scope {
+            Scope::Nodes => tokio::spawn(run(
+                Api::<Node>::all(client.clone()),
+                scope,
+                live,
+                user,
+                streaming,
+            )),
+            Scope::DaemonSets(ns) => tokio::spawn(run(
+                api_for::<DaemonSet>(client, ns),
+                scope.clone(),
+                live,
+                user,
+                streaming,
+            )),
+            Scope::Pods(ns) => tokio::spawn(run(
+                api_for::<Pod>(client, ns),
+                scope.clone(),
+                live,
+                user,
+                streaming,
+            )),
+            Scope::Revisions(ns) => tokio::spawn(run(
+                api_for::<ControllerRevision>(client, ns),
+                scope.clone(),
+                live,
+                user,
+                streaming,
+            )),
+        }
+    }));
+    tasks
 }
 
 #[cfg(test)]

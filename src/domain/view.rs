@@ -163,3 +163,21 @@ pub struct DaemonSetDetail {
     /// Every node of the cluster, by name.
     pub nodes: Vec<NodeProgress>,
 }
+
+/// One Kubernetes Event about a DaemonSet, one of its pods, or a node, as the DaemonSet and
+/// node pages list it ("Recent events"). The message is cluster text: shown as text only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRow {
+    /// What the event is about, relative to the page: `DaemonSet`, `Node`, or
+    /// `Pod namespace/name` for a daemon pod on the DaemonSet page.
+    pub object: String,
+    /// `Normal` or `Warning`.
+    pub event_type: String,
+    pub reason: String,
+    /// Bounded in length.
+    pub message: String,
+    /// How many times it happened (`count`, or `series.count`), at least 1.
+    pub count: i32,
+    /// When it last happened, unix seconds (0 when the event carries no time).
+    pub last_seen: i64,
+}

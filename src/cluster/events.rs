@@ -1,0 +1,205 @@
+//! Recent Kubernetes Events for the objects the dashboard shows: DaemonSets, their daemon
+//! pods (filed under the owning DaemonSet) and nodes.
+//!
+//! Why bounded this way: a 150,000-pod cluster produces events without end. Events about
+//! anything else are dropped at the edge, and only the newest `PER_OBJECT` of each page's
+//! object are kept, so memory is at most `PER_OBJECT` × (nodes + DaemonSets) short rows
+//! whatever the event rate. Events are optional data: their watcher never touches the matrix
+//! or its health, and a 403 on events only leaves the lists empty.
+pub mod watch;
+
+use crate::domain::view::EventRow;
+use k8s_openapi::api::core::v1::Event;
+use std::collections::{HashMap, VecDeque};
+
+/// Events kept per DaemonSet or node page.
+pub const PER_OBJECT: usize = 20;
+/// Longest message kept, in bytes (cut on a character boundary).
+pub const MAX_MESSAGE: usize = 512;
+
+/// Which page an event belongs on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Page {
+    /// `namespace/name` of a DaemonSet.
+    DaemonSet(String),
+    /// A node's name.
+    Node(String),
+}
+
+/// What an Event is about, from `involvedObject`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Involved {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+/// The compact projection of one Event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventFacts {
+    /// The Event's own uid (an update of the same event replaces it).
+    pub uid: String,
+    pub involved: Involved,
+    /// `object` is filled in when the event is filed on a page.
+    pub row: EventRow,
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Projects a core/v1 Event: the last time is `lastTimestamp`, else `series.lastObservedTime`,
+/// else `eventTime`, else `firstTimestamp`, else creation (newer reporters set only the later
+/// ones); the count is `count`, else `series.count`, at least 1.
+pub fn event_facts(event: &Event) -> EventFacts {
+    let o = &event.involved_object;
+    let series = event.series.as_ref();
+    let last_seen = event
+        .last_timestamp
+        .as_ref()
+        .map(|t| t.0.as_second())
+        .or_else(|| {
+            series
+                .and_then(|s| s.last_observed_time.as_ref())
+                .map(|t| t.0.as_second())
+        })
+        .or_else(|| event.event_time.as_ref().map(|t| t.0.as_second()))
+        .or_else(|| event.first_timestamp.as_ref().map(|t| t.0.as_second()))
+        .or_else(|| {
+            event
+                .metadata
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.0.as_second())
+        })
+        .unwrap_or(0);
+    let count = event
+        .count
+        .or_else(|| series.and_then(|s| s.count))
+        .unwrap_or(1)
+        .max(1);
+    EventFacts {
+        uid: event.metadata.uid.clone().unwrap_or_default(),
+        involved: Involved {
+            kind: o.kind.clone().unwrap_or_default(),
+            namespace: o.namespace.clone().unwrap_or_default(),
+            name: o.name.clone().unwrap_or_default(),
+            uid: o.uid.clone().unwrap_or_default(),
+        },
+        row: EventRow {
+            object: String::new(),
+            event_type: event.type_.clone().unwrap_or_else(|| "Normal".into()),
+            reason: cut(event.reason.as_deref().unwrap_or(""), 128),
+            message: cut(event.message.as_deref().unwrap_or(""), MAX_MESSAGE),
+            count,
+            last_seen,
+        },
+    }
+}
+
+/// Where an event is shown, or None to drop it. `owner_of_pod` maps a pod uid to the
+/// `namespace/name` of the DaemonSet it is a daemon pod of (the live state knows).
+pub fn page_for(
+    involved: &Involved,
+    owner_of_pod: impl Fn(&str) -> Option<String>,
+) -> Option<(Page, String)> {
+    match involved.kind.as_str() {
+        "DaemonSet" => Some((
+            Page::DaemonSet(format!("{}/{}", involved.namespace, involved.name)),
+            "DaemonSet".into(),
+        )),
+        "Node" => Some((Page::Node(involved.name.clone()), "Node".into())),
+        "Pod" => owner_of_pod(&involved.uid).map(|ds| {
+            (
+                Page::DaemonSet(ds),
+                format!("Pod {}/{}", involved.namespace, involved.name),
+            )
+        }),
+        _ => None,
+    }
+}
+
+/// The newest events of each page, and where each event uid is filed.
+#[derive(Debug, Default)]
+pub struct RecentEvents {
+    pages: HashMap<Page, VecDeque<(String, EventRow)>>,
+    filed: HashMap<String, Page>,
+}
+
+impl RecentEvents {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or updates one event on `page`, keeping the page's newest `PER_OBJECT`.
+    pub fn apply(&mut self, page: Page, uid: String, row: EventRow) {
+        self.remove(&uid);
+        let list = self.pages.entry(page.clone()).or_default();
+        // Newest first; among equal times the latest write first.
+        let at = list
+            .iter()
+            .position(|(_, r)| r.last_seen <= row.last_seen)
+            .unwrap_or(list.len());
+        if at >= PER_OBJECT {
+            return;
+        }
+        list.insert(at, (uid.clone(), row));
+        self.filed.insert(uid, page);
+        while list.len() > PER_OBJECT {
+            if let Some((dropped, _)) = list.pop_back() {
+                self.filed.remove(&dropped);
+            }
+        }
+    }
+
+    /// Forgets one event (deleted, or expired by the server's TTL).
+    pub fn remove(&mut self, uid: &str) {
+        let Some(page) = self.filed.remove(uid) else {
+            return;
+        };
+        if let Some(list) = self.pages.get_mut(&page) {
+            list.retain(|(u, _)| u != uid);
+            if list.is_empty() {
+                self.pages.remove(&page);
+            }
+        }
+    }
+
+    /// Replaces everything (after a list or relist).
+    pub fn replace(&mut self, events: Vec<(Page, String, EventRow)>) {
+        *self = Self::new();
+        for (page, uid, row) in events {
+            self.apply(page, uid, row);
+        }
+    }
+
+    /// The events of one page, newest first.
+    pub fn of(&self, page: &Page) -> Vec<EventRow> {
+        self.pages
+            .get(page)
+            .map(|l| l.iter().map(|(_, r)| r.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// How many events are held in all (metrics, tests of the bound).
+    pub fn len(&self) -> usize {
+        self.filed.len()
+    }
+
+    /// True when nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.filed.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+use super::*;
+use serde_json::json;
+
+fn event(v: serde_json::Value) -> Event {
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+fn row(reason: &str, last_seen: i64) -> EventRow {
+    EventRow {
+        object: "DaemonSet".into(),
+        event_type: "Normal".into(),
+        reason: reason.into(),
+        message: String::new(),
+        count: 1,
+        last_seen,
+    }
+}
+
+fn ds(key: &str) -> Page {
+    Page::DaemonSet(key.into())
+}
+
+#[test]
+fn an_event_projects_to_its_object_type_reason_message_count_and_last_time() {
+    let cases = [
+        (
+            "a controller event with lastTimestamp and count",
+            json!({
+                "metadata": {"name": "e1", "namespace": "kube-system", "uid": "u1"},
+                "involvedObject": {"kind": "DaemonSet", "namespace": "kube-system", "name": "log", "uid": "d1"},
+                "type": "Normal", "reason": "SuccessfulCreate",
+                "message": "Created pod: log-abcde", "count": 3,
+                "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:01:00Z"
+            }),
+            (
+                "DaemonSet",
+                "kube-system",
+                "log",
+                "Normal",
+                "SuccessfulCreate",
+                3,
+                1_767_225_660,
+            ),
+        ),
+        (
+            "a new-style event with eventTime and a series only",
+            json!({
+                "metadata": {"name": "e2", "namespace": "default", "uid": "u2"},
+                "involvedObject": {"kind": "Node", "name": "worker-1", "uid": "n1"},
+                "type": "Warning", "reason": "NodeNotReady", "message": "down",
+                "eventTime": "2026-01-01T00:00:00.000000Z",
+                "series": {"count": 7, "lastObservedTime": "2026-01-01T00:02:00.000000Z"}
+            }),
+            (
+                "Node",
+                "",
+                "worker-1",
+                "Warning",
+                "NodeNotReady",
+                7,
+                1_767_225_720,
+            ),
+        ),
+    ];
+    for (what, json, (kind, ns, name, ty, reason, count, last)) in cases {
+        let f = event_facts(&event(json));
+        assert_eq!(f.involved.kind, kind, "{what}");
+        assert_eq!(f.involved.namespace, ns, "{what}");
+        assert_eq!(f.involved.name, name, "{what}");
+        assert_eq!(f.row.event_type, ty, "{what}");
+        assert_eq!(f.row.reason, reason, "{what}");
+        assert_eq!(f.row.count, count, "{what}");
+        assert_eq!(f.row.last_seen, last, "{what}");
+    }
+}
+
+#[test]
+fn a_huge_message_is_cut_on_a_character_boundary() {
+    let long = "é".repeat(MAX_MESSAGE);
+    let f = event_facts(&event(json!({
+        "metadata": {"uid": "u"}, "involvedObject": {"kind": "Node", "name": "n"},
+        "message": long
+    })));
+    assert!(f.row.message.len() <= MAX_MESSAGE + "…".len());
+    assert!(f.row.message.ends_with('…'));
+}
+
+#[test]
+fn only_daemonsets_nodes_and_known_daemon_pods_get_a_page() {
+    let involved = |kind: &str, uid: &str| Involved {
+        kind: kind.into(),
+        namespace: "kube-system".into(),
+        name: "x".into(),
+        uid: uid.into(),
+    };
+    let owner = |uid: &str| (uid == "daemon-pod").then(|| "kube-system/log".to_string());
+    let cases = [
+        ("DaemonSet", "d", Some((ds("kube-system/x"), "DaemonSet"))),
+        ("Node", "n", Some((Page::Node("x".into()), "Node"))),
+        (
+            "Pod",
+            "daemon-pod",
+            Some((ds("kube-system/log"), "Pod kube-system/x")),
+        ),
+        ("Pod", "some-deployment-pod", None),
+        ("Deployment", "dep", None),
+    ];
+    for (kind, uid, want) in cases {
+        let got = page_for(&involved(kind, uid), owner);
+        assert_eq!(got, want.map(|(p, o)| (p, o.to_string())), "{kind} {uid}");
+    }
+}
+
+#[test]
+fn a_page_keeps_only_its_newest_events_newest_first() {
+    let mut store = RecentEvents::new();
+    for i in 0..(PER_OBJECT as i64 + 15) {
+        store.apply(ds("a/log"), format!("u{i}"), row(&format!("r{i}"), i));
+    }
+    let rows = store.of(&ds("a/log"));
+    assert_eq!(rows.len(), PER_OBJECT);
+    assert_eq!(
+        rows[0].reason,
+        format!("r{}", PER_OBJECT + 14),
+        "newest first"
+    );
+    assert!(rows.windows(2).all(|w| w[0].last_seen >= w[1].last_seen));
+    assert_eq!(store.len(), PER_OBJECT, "dropped events are forgotten");
+    // An older event than all kept ones is not admitted to a full page.
+    store.apply(ds("a/log"), "old".into(), row("old", -1));
+    assert_eq!(store.len(), PER_OBJECT);
+}
+
+#[test]
+fn memory_is_bounded_by_the_pages_whatever_the_event_rate() {
+    let mut store = RecentEvents::new();
+    for i in 0..10_000i64 {
+        let page = Page::Node(format!("n{}", i % 50));
+        store.apply(page, format!("u{i}"), row("Tick", i));
+    }
+    assert_eq!(store.len(), 50 * PER_OBJECT);
+}
+
+#[test]
+fn an_updated_event_replaces_itself_and_a_deleted_one_goes() {
+    let mut store = RecentEvents::new();
+    store.apply(ds("a/log"), "u1".into(), row("BackOff", 10));
+    let mut again = row("BackOff", 20);
+    again.count = 5;
+    store.apply(ds("a/log"), "u1".into(), again);
+    let rows = store.of(&ds("a/log"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].count, 5);
+    store.remove("u1");
+    assert!(store.of(&ds("a/log")).is_empty());
+    assert!(store.is_empty());
+}
+
+#[test]
+fn a_relist_replaces_everything_held() {
+    let mut store = RecentEvents::new();
+    store.apply(ds("a/log"), "gone".into(), row("Old", 1));
+    store.replace(vec![(Page::Node("n".into()), "new".into(), row("New", 2))]);
+    assert!(store.of(&ds("a/log")).is_empty());
+    assert_eq!(store.of(&Page::Node("n".into()))[0].reason, "New");
+}

@@ -1,0 +1,169 @@
+//! Events for the objects shown, end to end: the simulated DaemonSet controller writes
+//! `SuccessfulCreate` / `FailedCreate` Events, the dashboard's Events watcher (kube-rs over
+//! HTTP) files them on the DaemonSet's page; a 403 on events (a scenario `forbidden:` rule)
+//! leaves the matrix untouched (issue 5, Watching).
+
+use daemonscope::cluster::events::Page;
+use daemonscope::cluster::{connect, Live};
+use daemonscope::domain::view::EventRow;
+use daemonscope::sim::{start_in_process, ScenarioSource, SimHandle};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Two workers and one DaemonSet with no pods yet; its creation on worker-2 is rejected.
+fn scenario(extra_settings: &str) -> String {
+    format!(
+        r#"apiVersion: daemonscope.dev/v1alpha1
+kind: SimulationSettings
+metadata: {{name: events-test}}
+spec:
+  speed: 10
+  kubelet: {{scheduleDelay: 100ms, containerCreatingDelay: 100ms, readyDelay: 100ms}}
+  blockedCreations:
+  - daemonSet: kube-system/log
+    nodes: [worker-2]
+    message: 'pods "log" is forbidden: exceeded quota: pods'
+{extra_settings}
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: worker-1}}
+status: {{conditions: [{{type: Ready, status: "True"}}]}}
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: worker-2}}
+status: {{conditions: [{{type: Ready, status: "True"}}]}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: log, namespace: kube-system}}
+spec:
+  selector: {{matchLabels: {{app: log}}}}
+  template:
+    metadata: {{labels: {{app: log}}}}
+    spec: {{containers: [{{name: c, image: "log:1"}}]}}
+"#
+    )
+}
+
+async fn start(
+    extra_settings: &str,
+) -> Result<(SimHandle, tempfile::TempDir), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("scenario.yaml");
+    std::fs::write(&path, scenario(extra_settings))?;
+    Ok((start_in_process(ScenarioSource::File(path)).await?, dir))
+}
+
+async fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn ds_events(live: &Live) -> Vec<EventRow> {
+    live.events_of(&Page::DaemonSet("kube-system/log".into()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controllers_daemonset_events_reach_the_dashboard_newest_first() -> TestResult {
+    let (sim, _dir) = start("").await?;
+    let conn = connect::from_config(sim.kube_config(), "sim".into(), "tester".into())?;
+    let (live, tasks): (Arc<Live>, _) = daemonscope::web::start_watching(&conn, &[]).await;
+    until(
+        "SuccessfulCreate and FailedCreate on the DaemonSet page",
+        || {
+            let rows = ds_events(&live);
+            rows.iter().any(|r| r.reason == "SuccessfulCreate")
+                && rows.iter().any(|r| r.reason == "FailedCreate")
+        },
+    )
+    .await;
+    let rows = ds_events(&live);
+    let created = rows
+        .iter()
+        .find(|r| r.reason == "SuccessfulCreate")
+        .ok_or("no SuccessfulCreate")?;
+    assert_eq!(created.event_type, "Normal");
+    assert_eq!(created.object, "DaemonSet");
+    assert!(
+        created.message.starts_with("Created pod: log-"),
+        "{created:?}"
+    );
+    let failed = rows
+        .iter()
+        .find(|r| r.reason == "FailedCreate")
+        .ok_or("no FailedCreate")?;
+    assert_eq!(failed.event_type, "Warning");
+    assert!(failed.message.contains("exceeded quota"), "{failed:?}");
+    assert!(
+        rows.windows(2).all(|w| w[0].last_seen >= w[1].last_seen),
+        "newest first: {rows:?}"
+    );
+    // The blocked creation is retried: the same Event's count grows rather than new rows.
+    until("the FailedCreate count to grow", || {
+        ds_events(&live)
+            .iter()
+            .any(|r| r.reason == "FailedCreate" && r.count > 1)
+    })
+    .await;
+    assert_eq!(
+        ds_events(&live)
+            .iter()
+            .filter(|r| r.reason == "FailedCreate")
+            .count(),
+        1
+    );
+    // Only list and watch were used on events.
+    let verbs: std::collections::BTreeSet<String> = sim
+        .audit
+        .by_user_agent(&connect::user_agent())
+        .into_iter()
+        .filter(|e| e.resource == "events")
+        .map(|e| e.verb)
+        .collect();
+    assert!(
+        !verbs.is_empty() && verbs.iter().all(|v| v == "list" || v == "watch"),
+        "{verbs:?}"
+    );
+    for task in tasks {
+        task.abort();
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_403_on_events_leaves_the_matrix_and_its_health_untouched() -> TestResult {
+    let (sim, _dir) = start("  forbidden:\n  - {resource: events, verbs: [list, watch]}").await?;
+    let conn = connect::from_config(sim.kube_config(), "sim".into(), "tester".into())?;
+    let (live, tasks): (Arc<Live>, _) = daemonscope::web::start_watching(&conn, &[]).await;
+    until("the matrix to sync", || live.is_ready()).await;
+    until("the events watcher to be refused", || {
+        sim.audit
+            .entries()
+            .iter()
+            .any(|e| e.resource == "events" && e.code == 403)
+    })
+    .await;
+    until("worker-1's pod to be on the matrix", || {
+        live.read(|s| s.cell("worker-1", "kube-system/log"))
+            .is_some_and(|c| c != daemonscope::domain::coverage::CellState::Missing)
+    })
+    .await;
+    let snapshot = live.snapshot();
+    assert!(
+        snapshot.health.iter().all(|h| h.error.is_none()),
+        "no banner for optional events: {:?}",
+        snapshot.health
+    );
+    assert!(ds_events(&live).is_empty());
+    for task in tasks {
+        task.abort();
+    }
+    Ok(())
+}
