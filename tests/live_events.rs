@@ -66,6 +66,19 @@ async fn until(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
+/// A page of the dashboard rendered on the server from `live`.
+async fn page(live: &Arc<Live>, uri: &str) -> Result<String, Box<dyn std::error::Error>> {
+    use tower::ServiceExt;
+    let app = daemonscope::web::router(daemonscope::web::AppState::new(
+        std::net::SocketAddr::from(([127, 0, 0, 1], 3000)),
+        live.clone(),
+    ));
+    let request = axum::http::Request::get(uri).body(axum::body::Body::empty())?;
+    let response = app.oneshot(request).await?;
+    let body = axum::body::to_bytes(response.into_body(), 1 << 22).await?;
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
 fn ds_events(live: &Live) -> Vec<EventRow> {
     live.events_of(&Page::DaemonSet("kube-system/log".into()))
 }
@@ -118,6 +131,33 @@ async fn the_controllers_daemonset_events_reach_the_dashboard_newest_first() -> 
             .filter(|r| r.reason == "FailedCreate")
             .count(),
         1
+    );
+    // The DaemonSet page, rendered on the server, lists them under "Recent events".
+    let html = page(&live, "/ds/kube-system/log").await?;
+    assert!(html.contains("Recent events"), "{html}");
+    assert!(html.contains("data-reason=\"SuccessfulCreate\""), "{html}");
+    assert!(html.contains("exceeded quota"), "{html}");
+    // A node's events (as the node controller writes them, in `default`) reach its page.
+    sim.store
+        .create(serde_json::from_value::<k8s_openapi::api::core::v1::Event>(
+            serde_json::json!({
+                "metadata": {"name": "worker-1.1", "namespace": "default"},
+                "involvedObject": {"kind": "Node", "name": "worker-1", "uid": "worker-1"},
+                "type": "Normal", "reason": "NodeHasSufficientMemory",
+                "message": "Node worker-1 status is now: NodeHasSufficientMemory",
+                "count": 1, "lastTimestamp": "2026-12-02T10:00:00Z"
+            }),
+        )?)?;
+    until("the node's event", || {
+        live.events_of(&Page::Node("worker-1".into()))
+            .iter()
+            .any(|r| r.reason == "NodeHasSufficientMemory")
+    })
+    .await;
+    let html = page(&live, "/node/worker-1").await?;
+    assert!(
+        html.contains("data-reason=\"NodeHasSufficientMemory\""),
+        "{html}"
     );
     // Only list and watch were used on events.
     let verbs: std::collections::BTreeSet<String> = sim

@@ -3,11 +3,13 @@
 //!
 //! Data: `get_daemonset` (column summary, revision, and per node the state, shouldRun and
 //! pods), server-rendered; then cell states and the summary follow the live hub, and the
-//! per-node pods are re-read in the background when this DaemonSet changes.
+//! per-node pods (and the recent events) are re-read in the background when this DaemonSet
+//! changes.
 
 use super::explainer::Explainer;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
+use crate::components::events::RecentEvents;
 use crate::components::explanation::{format_age, ExplanationPanel};
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::state_look::{state_index, state_name, state_symbol, ALL_STATES};
@@ -128,6 +130,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
         detail.observed_generation,
     ));
     let explainer = Explainer::new();
+    let events_tick = RwSignal::new(0u64);
 
     // Background re-read of the pods, at most one in flight, one more queued.
     let in_flight = StoredValue::new(false);
@@ -150,6 +153,8 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                     meta.set((d.current_revision, d.generation, d.observed_generation));
                     hidden.set(d.nodes.len() - relevant(&d.nodes).len());
                     reconcile(rows, &d.nodes);
+                    // Whatever changed the DaemonSet may have left events: re-read them too.
+                    events_tick.update(|t| *t += 1);
                 }
                 if queued.try_get_value() == Some(true) {
                     queued.set_value(false);
@@ -396,6 +401,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                         })
                 }}
             </section>
+            <RecentEvents page="daemonset" name=key.clone() refresh=events_tick/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
     }

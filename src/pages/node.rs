@@ -4,6 +4,7 @@
 use super::explainer::Explainer;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
+use crate::components::events::RecentEvents;
 use crate::components::explanation::ExplanationPanel;
 use crate::components::node_badges::NodeBadges;
 use crate::components::state_look::state_label;
@@ -108,6 +109,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
     };
     let cells = RwSignal::new(make(&detail));
     let explainer = Explainer::new();
+    let events_tick = RwSignal::new(0u64);
 
     let sub_name = name.clone();
     let sub_id = hub.subscribe(Arc::new(move |state, changes| {
@@ -120,6 +122,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
             Change::Column { .. } | Change::Health => false,
         });
         if touches_me {
+            events_tick.update(|t| *t += 1);
             if let Some(d) = node_detail(snap, &sub_name) {
                 info.set(d.row.clone());
                 let same = cells.with_untracked(|cs| {
@@ -194,6 +197,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
+            <RecentEvents page="node" name=name.clone() refresh=events_tick/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
     }
