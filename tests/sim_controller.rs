@@ -763,3 +763,82 @@ async fn removing_a_noexecute_taint_in_time_cancels_the_eviction() {
         .any(|e| e.reason.as_deref() == Some("TaintManagerEviction")));
     sim.controllers.shutdown().await;
 }
+
+fn controller_uid(pod: &Pod) -> Option<String> {
+    pod.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.uid.clone())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_orphan_the_selector_matches_is_adopted_and_a_relabelled_pod_is_released() {
+    // §f: a pod belongs to a DaemonSet through its controller ownerReference; the controller
+    // adopts orphans its selector matches and releases owned pods that no longer match.
+    let orphan = r#"---
+apiVersion: v1
+kind: Pod
+metadata: {name: leftover, namespace: agents, labels: {app: agent}}
+spec: {nodeName: n1, containers: [{name: agent, image: "agent:1"}]}
+"#;
+    let yaml = [
+        node("n1", "", ""),
+        node("n2", "", ""),
+        orphan.to_string(),
+        // OnDelete (§d.5): the adopted pod has no revision hash, so a RollingUpdate would
+        // replace it right after adopting it; here it stays for the test to see.
+        daemonset("agent", "{type: OnDelete}", ""),
+    ]
+    .concat();
+    let sim = Sim::start(&yaml);
+    let ds_uid = sim.ds("agent").metadata.uid;
+    sim.until(
+        "the orphan is adopted and both nodes run one ready pod",
+        |s| {
+            let adopted = s
+                .store
+                .get::<Pod>(Some("agents"), "leftover")
+                .is_some_and(|p| controller_uid(&p) == ds_uid);
+            adopted && s.all_ready("agent", 2)
+        },
+    )
+    .await;
+    assert_eq!(sim.nodes_with_pods("agent"), set(&["n1", "n2"]));
+
+    // Relabel the pod on n2 out of the selection (kubectl label pod … app=debug --overwrite).
+    let on_n2 = sim
+        .pods("agent")
+        .into_iter()
+        .find(|p| p.node_name.as_deref() == Some("n2"))
+        .map(|p| p.name)
+        .expect("a pod on n2");
+    let mut pod: Pod = sim.store.get(Some("agents"), &on_n2).expect("pod");
+    pod.metadata
+        .labels
+        .get_or_insert_default()
+        .insert("app".into(), "debug".into());
+    sim.store.update(pod).expect("relabel");
+    sim.until(
+        "the relabelled pod is released and n2 gets a new pod",
+        |s| {
+            let released = s
+                .store
+                .get::<Pod>(Some("agents"), &on_n2)
+                .is_some_and(|p| controller_uid(&p).is_none());
+            let replaced = s
+                .pods("agent")
+                .iter()
+                .any(|p| p.node_name.as_deref() == Some("n2") && p.name != on_n2);
+            released && replaced
+        },
+    )
+    .await;
+    let released: Pod = sim.store.get(Some("agents"), &on_n2).expect("released pod");
+    assert!(
+        released.metadata.deletion_timestamp.is_none(),
+        "§f a released pod keeps running"
+    );
+    sim.controllers.shutdown().await;
+}

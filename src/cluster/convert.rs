@@ -114,6 +114,25 @@ fn taint_effect(effect: &str) -> TaintEffect {
     }
 }
 
+/// A DaemonSet's `spec.selector` for the claim rules (§f).
+pub fn label_selector_facts(
+    selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+) -> crate::domain::controller::LabelSelectorFacts {
+    crate::domain::controller::LabelSelectorFacts {
+        match_labels: selector.match_labels.clone().unwrap_or_default(),
+        match_expressions: selector
+            .match_expressions
+            .iter()
+            .flatten()
+            .map(|r| SelectorRequirement {
+                key: r.key.clone(),
+                operator: r.operator.clone(),
+                values: r.values.clone().unwrap_or_default(),
+            })
+            .collect(),
+    }
+}
+
 fn requirement(r: &NodeSelectorRequirement) -> SelectorRequirement {
     SelectorRequirement {
         key: r.key.clone(),

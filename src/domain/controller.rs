@@ -6,12 +6,14 @@
 //! dashboard uses the same pass to measure how much of the budget is in use. Writing the rules
 //! once keeps the two in step with each other and with Kubernetes.
 
+mod claim;
 #[cfg(test)]
 mod convergence_tests;
 mod manage;
 mod rolling;
 mod sync;
 
+pub use claim::{claim, label_selector_matches, Claim, LabelSelectorFacts};
 pub use manage::{manage_node, NodeActions};
 pub use rolling::{rolling_update_pass, rolling_update_plan, RollingPass, RollingPlan};
 pub use sync::{
@@ -27,6 +29,11 @@ pub const RULES: &[(&str, &str)] = &[
     (
         "allows_surge",
         "§a.7 (DSU AllowsSurge: SurgeCount(ds, 1) > 0)",
+    ),
+    ("claim", "§f (ControllerRefManager.ClaimObject)"),
+    (
+        "label_selector_matches",
+        "§f (metav1.LabelSelectorAsSelector, Matches)",
     ),
     ("manage_node", "§a.7 (DC podsShouldBeOnNode)"),
     (

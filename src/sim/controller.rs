@@ -8,6 +8,7 @@
 //! later (backoff, minReadySeconds). The decisions themselves are the domain's (§a.7, §c, §d).
 
 mod cache;
+mod claims;
 mod events;
 mod pods;
 pub mod revisions;
@@ -19,6 +20,7 @@ use super::clock::SimClock;
 use super::scenario::settings::{ScheduledUpdate, SimulationSettings};
 use super::store::{Store, StoreError, StoreEvent};
 use cache::{Cache, Touched};
+use claims::Claims;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -100,6 +102,7 @@ async fn run_daemonset_controller(
 ) {
     let mut events = store.subscribe();
     let mut cache = Cache::load(&store);
+    let mut claims = Claims::load(&store);
     let mut syncer = Syncer::new(store.clone(), clock, settings, 1);
     let mut queue = Queue {
         dirty: BTreeSet::new(),
@@ -124,7 +127,14 @@ async fn run_daemonset_controller(
         let mut lagged = false;
         loop {
             match events.try_recv() {
-                Ok(event) => route(&mut cache, &mut queue, &mut owners, &store, &event),
+                Ok(event) => route(
+                    &mut cache,
+                    &mut claims,
+                    &mut queue,
+                    &mut owners,
+                    &store,
+                    &event,
+                ),
                 Err(TryRecvError::Lagged(_)) => lagged = true,
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Closed) => return,
@@ -133,6 +143,7 @@ async fn run_daemonset_controller(
         if lagged {
             tracing::info!("DaemonSet controller fell behind the change stream; relisting");
             cache = Cache::load(&store);
+            claims = Claims::load(&store);
             refresh_owners(&mut owners);
             queue.all(&store);
         }
@@ -171,9 +182,10 @@ async fn run_daemonset_controller(
         tokio::select! {
             _ = shutdown.changed() => return,
             event = events.recv() => match event {
-                Ok(event) => route(&mut cache, &mut queue, &mut owners, &store, &event),
+                Ok(event) => route(&mut cache, &mut claims, &mut queue, &mut owners, &store, &event),
                 Err(RecvError::Lagged(_)) => {
                     cache = Cache::load(&store);
+                    claims = Claims::load(&store);
                     refresh_owners(&mut owners);
                     queue.all(&store);
                 }
@@ -189,11 +201,17 @@ async fn run_daemonset_controller(
 
 fn route(
     cache: &mut Cache,
+    claims: &mut Claims,
     queue: &mut Queue,
     owners: &mut std::collections::HashMap<String, Key>,
     store: &Store,
     event: &StoreEvent,
 ) {
+    match event.kind() {
+        super::store::Kind::Pod => claims.on_pod(store, event),
+        super::store::Kind::DaemonSet => claims.on_daemonset(store, event),
+        _ => {}
+    }
     match cache.apply(event) {
         Touched::Nothing => {}
         Touched::Node => queue.dirty.extend(owners.values().cloned()),
@@ -213,7 +231,6 @@ fn route(
             }
         }
     }
-    let _ = store;
 }
 
 /// Applies the scenario's scheduled `kubectl set image`s at their simulated times.

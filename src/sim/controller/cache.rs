@@ -89,6 +89,14 @@ impl PodCache {
         }
     }
 
+    /// Drops a pod from whichever DaemonSet had it (a released pod); that DaemonSet's uid.
+    /// A lookup per DaemonSet, not per pod: there are tens of them.
+    pub fn forget_pod(&mut self, pod_uid: &str) -> Option<String> {
+        self.by_owner
+            .iter_mut()
+            .find_map(|(owner, pods)| pods.remove(pod_uid).map(|_| owner.clone()))
+    }
+
     /// Drops every pod of a DaemonSet that is gone (the store's garbage collector removes them).
     pub fn forget_owner(&mut self, owner_uid: &str) {
         self.by_owner.remove(owner_uid);
@@ -150,7 +158,11 @@ impl Cache {
                 };
                 let facts = pod_facts(&pod);
                 let Some(owner) = facts.owner_uid.clone() else {
-                    return Touched::Nothing;
+                    // Released (§f): it no longer counts for the DaemonSet that had it.
+                    return match self.pods.forget_pod(&facts.uid) {
+                        Some(previous_owner) => Touched::Owner(previous_owner),
+                        None => Touched::Nothing,
+                    };
                 };
                 let rv = event.resource_version();
                 if event.event_type == EventType::Deleted {
