@@ -6,6 +6,7 @@
 //! (`namespaces/X/status` is a subresource, `namespaces/X/pods` a collection).
 pub mod authz;
 mod discovery;
+pub mod events_v1;
 mod patch;
 mod protobuf;
 mod read;
@@ -68,6 +69,8 @@ pub struct ResourcePath {
     pub namespace: Option<String>,
     pub name: Option<String>,
     pub subresource: Option<String>,
+    /// Served as events.k8s.io/v1 (core/v1 Events converted on the way out).
+    pub events_v1: bool,
 }
 
 /// A path under `/api` or `/apis`.
@@ -86,15 +89,24 @@ pub fn parse_path(path: &str) -> Option<ApiPath> {
     let (group, rest) = match segs.as_slice() {
         ["api", "v1", rest @ ..] => ("", rest),
         ["apis", "apps", "v1", rest @ ..] => ("apps", rest),
+        ["apis", events_v1::GROUP, "v1", rest @ ..] => (events_v1::GROUP, rest),
         _ => return None,
     };
-    let resource = |plural: &str| Kind::from_resource(group, plural);
+    let events_v1 = group == events_v1::GROUP;
+    let resource = |plural: &str| {
+        if events_v1 {
+            (plural == "events").then_some(Kind::Event)
+        } else {
+            Kind::from_resource(group, plural)
+        }
+    };
     let path = |kind: Kind, namespace: Option<&str>, name: Option<&str>, sub: Option<&str>| {
         Some(ApiPath::Resource(ResourcePath {
             kind,
             namespace: namespace.map(str::to_string),
             name: name.map(str::to_string),
             subresource: sub.map(str::to_string),
+            events_v1,
         }))
     };
     match rest {
@@ -316,7 +328,13 @@ async fn dispatch(
     let params = Params::parse(uri.query())?;
     let rp = match path {
         ApiPath::GroupVersion { group } if *method == Method::GET => {
-            return Ok(discovery::group_version(&group))
+            if group == events_v1::GROUP {
+                return Ok(json_response(
+                    axum::http::StatusCode::OK,
+                    events_v1::resource_list().to_string(),
+                ));
+            }
+            return Ok(discovery::group_version(&group));
         }
         ApiPath::GroupVersion { .. } => {
             return Err(ApiError::method_not_allowed("only GET is served here"))
@@ -339,6 +357,11 @@ async fn dispatch(
         request_verb,
         &rp,
     )?;
+    if rp.events_v1 && *method != Method::GET {
+        return Err(ApiError::method_not_allowed(format!(
+            "{method} is not supported on events.k8s.io/v1 by the simulated cluster (write core/v1 Events)"
+        )));
+    }
     let render = rendering(headers);
     let content_type = headers
         .get(header::CONTENT_TYPE)
@@ -385,6 +408,7 @@ mod tests {
                 namespace: ns.map(Into::into),
                 name: name.map(Into::into),
                 subresource: sub.map(Into::into),
+                events_v1: false,
             }))
         };
         assert_eq!(parse_path("/api/v1/nodes"), r(Kind::Node, None, None, None));
@@ -421,6 +445,17 @@ mod tests {
         );
         assert_eq!(parse_path("/api/v1/pods/p"), None);
         assert_eq!(parse_path("/apis/coordination.k8s.io/v1/leases"), None);
+        assert_eq!(
+            parse_path("/apis/events.k8s.io/v1/namespaces/a/events/e"),
+            Some(ApiPath::Resource(ResourcePath {
+                kind: Kind::Event,
+                namespace: Some("a".into()),
+                name: Some("e".into()),
+                subresource: None,
+                events_v1: true,
+            }))
+        );
+        assert_eq!(parse_path("/apis/events.k8s.io/v1/pods"), None);
     }
 
     #[test]

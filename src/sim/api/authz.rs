@@ -51,7 +51,11 @@ pub fn check(
 
 /// The 403 kube-apiserver sends when the authorizer denies a resource request.
 pub fn forbidden(user: &str, verb: &str, rp: &ResourcePath) -> ApiError {
-    let group = rp.kind.group();
+    let group = if rp.events_v1 {
+        super::events_v1::GROUP
+    } else {
+        rp.kind.group()
+    };
     let mut resource = rp.kind.plural().to_string();
     if let Some(sub) = &rp.subresource {
         resource = format!("{resource}/{sub}");
@@ -104,6 +108,7 @@ mod tests {
             namespace: ns.map(Into::into),
             name: name.map(Into::into),
             subresource: sub.map(Into::into),
+            events_v1: false,
         }
     }
 

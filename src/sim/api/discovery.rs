@@ -109,14 +109,14 @@ pub async fn groups_root(headers: HeaderMap) -> Response {
     if wants_aggregated(&headers) {
         return typed(
             AGGREGATED,
-            json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": [aggregated_group("apps")]}),
+            json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": [aggregated_group("apps"), super::events_v1::aggregated_group()]}),
         );
     }
     let gv = json!({"groupVersion": "apps/v1", "version": "v1"});
     typed(
         "application/json",
         json!({"kind": "APIGroupList", "apiVersion": "v1",
-        "groups": [{"name": "apps", "versions": [gv], "preferredVersion": gv}]}),
+        "groups": [{"name": "apps", "versions": [gv], "preferredVersion": gv}, super::events_v1::legacy_group()]}),
     )
 }
 

@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use super::{json_response, table, ApiError, ApiState, Params, Rendering, ResourcePath};
+use super::{events_v1, json_response, table, ApiError, ApiState, Params, Rendering, ResourcePath};
 use crate::sim::store::{FieldSelector, Key, LabelSelector, StoreError, StoredObject};
 
 /// The selectors of a request, parsed (400 on a bad one).
@@ -96,6 +96,9 @@ pub fn get(
             name: name.to_string(),
         })?;
     Ok(match render {
+        Rendering::Json if rp.events_v1 => {
+            json_response(StatusCode::OK, events_v1::convert_raw(&obj.raw)?)
+        }
         Rendering::Json => json_response(StatusCode::OK, obj.raw.clone()),
         Rendering::PartialMetadata => {
             json_response(StatusCode::OK, partial_metadata(&obj)?.to_string())
@@ -147,6 +150,26 @@ pub fn list(
         metadata["continue"] = json!(next);
     }
     Ok(match render {
+        Rendering::Json if rp.events_v1 => {
+            let items = page
+                .items
+                .iter()
+                .map(|o| {
+                    events_v1::convert_raw(&o.raw).map(|raw| {
+                        Arc::new(StoredObject {
+                            kind: o.kind,
+                            resource_version: o.resource_version,
+                            raw: raw.into(),
+                            facts: o.facts.clone(),
+                        })
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            json_response(
+                StatusCode::OK,
+                list_bytes("EventList", events_v1::API_VERSION, &metadata, &items),
+            )
+        }
         Rendering::Json => json_response(
             StatusCode::OK,
             list_bytes(

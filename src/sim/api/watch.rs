@@ -25,6 +25,8 @@ struct Encoder {
     params: Params,
     store: Store,
     columns_sent: bool,
+    /// Objects go out as events.k8s.io/v1 Events.
+    events_v1: bool,
 }
 
 impl Encoder {
@@ -34,6 +36,9 @@ impl Encoder {
         out.extend_from_slice(event_type.as_bytes());
         out.extend_from_slice(b"\",\"object\":");
         match self.render {
+            Rendering::Json if self.events_v1 => {
+                out.extend_from_slice(&super::events_v1::convert_raw(&obj.raw)?)
+            }
             Rendering::Json => out.extend_from_slice(&obj.raw),
             Rendering::PartialMetadata => {
                 out.extend_from_slice(partial_metadata(obj)?.to_string().as_bytes())
@@ -62,7 +67,13 @@ impl Encoder {
         if initial_end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        let obj = json!({"kind": self.kind.kind_name(), "apiVersion": self.kind.api_version(), "metadata": metadata});
+        let api_version = if self.events_v1 {
+            super::events_v1::API_VERSION
+        } else {
+            self.kind.api_version()
+        };
+        let obj =
+            json!({"kind": self.kind.kind_name(), "apiVersion": api_version, "metadata": metadata});
         Bytes::from(format!("{}\n", json!({"type": "BOOKMARK", "object": obj})))
     }
 }
@@ -182,6 +193,7 @@ pub fn watch(
         params: params.clone(),
         store: store.clone(),
         columns_sent: false,
+        events_v1: rp.events_v1,
     };
     let stream = async_stream::stream! {
         let deadline = tokio::time::Instant::now() + timeout;
