@@ -1,0 +1,35 @@
+// "Recent events" on the DaemonSet and node pages (issue 5: Events for the objects shown), on
+// scenarios/demo.yaml: the simulated DaemonSet controller's own Events, newest first.
+import { test, expect } from "./fixtures/matrix-page";
+
+test.describe("recent events", () => {
+  test("a rolling DaemonSet's page lists the controller's SuccessfulCreate events", async ({ matrix, page }) => {
+    await page.goto("/ds/kube-system/ebs-csi-node");
+    await matrix.waitForHydration();
+    const events = page.getByTestId("events");
+    await expect(events).toContainText("Recent events");
+    // The surge rollout keeps creating pods: the list is re-read as the page's cells change.
+    const created = events.locator('tr[data-reason="SuccessfulCreate"]').first();
+    await expect(created).toBeVisible({ timeout: 20_000 });
+    await expect(created.locator(".event-type")).toHaveText("Normal");
+    await expect(created.locator(".event-message")).toContainText("Created pod: ebs-csi-node-");
+  });
+
+  test("a blocked creation shows as a Warning with the admission webhook's message, as text", async ({ matrix, page }) => {
+    await page.goto("/ds/security/falco");
+    await matrix.waitForHydration();
+    const failed = page.getByTestId("events").locator('tr[data-reason="FailedCreate"]');
+    await expect(failed).toHaveCount(1);
+    await expect(failed).toHaveClass(/event-warning/);
+    await expect(failed.locator(".event-message")).toContainText(
+      'Error creating: admission webhook "validate.policy.example.com" denied the request',
+    );
+    await matrix.screenshot("ds-falco-events");
+  });
+
+  test("the node page has its own events section", async ({ matrix, page }) => {
+    await page.goto("/node/worker-1");
+    await matrix.waitForHydration();
+    await expect(page.getByTestId("events")).toContainText("Recent events");
+  });
+});
