@@ -128,10 +128,24 @@ async fn lists_page_with_limit_and_continue_and_an_expired_token_is_410() {
         .expect("page 1");
     assert_eq!(first.items.len(), 3);
     let token = first.metadata.continue_.clone().expect("a continue token");
+    // Changes between pages: the later pages still show the list as of the first page, as
+    // kube-apiserver reads continue pages at the first page's revision (wire doc §2 Paging).
+    nodes
+        .delete("n4", &DeleteParams::default())
+        .await
+        .expect("delete n4");
+    nodes
+        .create(&PostParams::default(), &node("n35", json!({})))
+        .await
+        .expect("create n35");
     let second = nodes
         .list(&ListParams::default().limit(3).continue_token(&token))
         .await
         .expect("page 2");
+    assert_eq!(
+        second.metadata.resource_version, first.metadata.resource_version,
+        "every page carries the first page's resourceVersion"
+    );
     let third = nodes
         .list(
             &ListParams::default()
@@ -148,11 +162,15 @@ async fn lists_page_with_limit_and_continue_and_an_expired_token_is_410() {
         .iter()
         .flat_map(|p| p.items.iter().filter_map(|n| n.metadata.name.clone()))
         .collect();
-    assert_eq!(names, (0..7).map(|i| format!("n{i}")).collect::<Vec<_>>());
+    assert_eq!(
+        names,
+        (0..7).map(|i| format!("n{i}")).collect::<Vec<_>>(),
+        "n4 deleted and n35 created during the list: one consistent list without them changed"
+    );
     for i in 0..25 {
         nodes
             .patch(
-                &format!("n{}", i % 7),
+                &format!("n{}", [0, 1, 2, 3, 5, 6][i % 6]),
                 &PatchParams::default(),
                 &Patch::Merge(json!({"metadata": {"labels": {"i": i.to_string()}}})),
             )

@@ -13,6 +13,7 @@ mod defaults;
 mod fields;
 mod kind;
 pub mod selector;
+mod snapshot;
 mod write;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -263,6 +264,45 @@ sim_object!(
     Kind::ControllerRevision
 );
 
+/// Where a page starts: after the previous page's last key, or at the namespace's first key.
+fn page_start(start_after: Option<&Key>, ns: Option<&str>) -> Bound<Key> {
+    match (start_after, ns) {
+        (Some(k), _) => Bound::Excluded(k.clone()),
+        (None, Some(ns)) => Bound::Included((ns.to_string(), String::new())),
+        (None, None) => Bound::Unbounded,
+    }
+}
+
+/// The items of one page from `objects` (in key order, starting where the page starts):
+/// stops at the namespace's end or after `limit` matches, and returns the key to continue
+/// after when more follow.
+fn take_page<'a>(
+    kind: Kind,
+    ns: Option<&str>,
+    objects: impl Iterator<Item = (&'a Key, &'a Arc<StoredObject>)>,
+    limit: Option<usize>,
+    filter: &dyn Fn(&StoredObject) -> bool,
+) -> (Vec<Arc<StoredObject>>, Option<Key>) {
+    let limit = limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
+    let mut items: Vec<Arc<StoredObject>> = Vec::new();
+    for (k, obj) in objects {
+        if ns.is_some_and(|ns| k.0 != ns) {
+            break;
+        }
+        if !filter(obj) {
+            continue;
+        }
+        if items.len() == limit {
+            let next_key = items
+                .last()
+                .map(|o| key(kind, o.facts.namespace.as_deref(), &o.facts.name));
+            return (items, next_key);
+        }
+        items.push(obj.clone());
+    }
+    (items, None)
+}
+
 pub(crate) fn key(kind: Kind, namespace: Option<&str>, name: &str) -> Key {
     let ns = if kind.namespaced() {
         namespace.unwrap_or("default")
@@ -347,7 +387,8 @@ impl Store {
     }
 
     /// A page of objects of `kind` (in one namespace or all), in key order, after
-    /// `start_after`, keeping those `filter` accepts.
+    /// `start_after`, keeping those `filter` accepts. Reads the current state; a continue
+    /// page reads the first page's state through `list_page_at`.
     pub fn list_page(
         &self,
         kind: Kind,
@@ -357,31 +398,10 @@ impl Store {
         filter: &dyn Fn(&StoredObject) -> bool,
     ) -> ListPage {
         let state = self.read();
-        let map = &state.objects[kind.index()];
         let ns = namespace.filter(|_| kind.namespaced());
-        let lower = match (start_after, ns) {
-            (Some(k), _) => Bound::Excluded(k.clone()),
-            (None, Some(ns)) => Bound::Included((ns.to_string(), String::new())),
-            (None, None) => Bound::Unbounded,
-        };
-        let limit = limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
-        let mut items = Vec::new();
-        let mut next_key = None;
-        for (k, obj) in map.range((lower, Bound::Unbounded)) {
-            if ns.is_some_and(|ns| k.0 != ns) {
-                break;
-            }
-            if !filter(obj) {
-                continue;
-            }
-            if items.len() == limit {
-                next_key = items.last().map(|o: &Arc<StoredObject>| {
-                    key(kind, o.facts.namespace.as_deref(), &o.facts.name)
-                });
-                break;
-            }
-            items.push(obj.clone());
-        }
+        let objects =
+            state.objects[kind.index()].range((page_start(start_after, ns), Bound::Unbounded));
+        let (items, next_key) = take_page(kind, ns, objects, limit, filter);
         ListPage {
             items,
             resource_version: state.rv,
@@ -420,18 +440,6 @@ impl Store {
             scanned_to = scanned_to.max(state.rv);
         }
         Ok((out, scanned_to))
-    }
-
-    /// Whether `rv` can still be watched or continued from.
-    pub fn check_not_expired(&self, rv: u64) -> Result<(), StoreError> {
-        let state = self.read();
-        if rv < state.evicted_rv {
-            return Err(StoreError::Gone {
-                requested: rv,
-                oldest: state.evicted_rv + 1,
-            });
-        }
-        Ok(())
     }
 
     fn decode<K: SimObject>(obj: &StoredObject) -> Result<K, StoreError> {

@@ -1,5 +1,6 @@
 //! GET of one object and LIST of a collection: JSON, Table or PartialObjectMetadata;
-//! label and field selectors; `limit`/`continue` paging over a consistent resourceVersion.
+//! label and field selectors; `limit`/`continue` paging over a consistent resourceVersion
+//! (later pages read the first page's state).
 use std::sync::Arc;
 
 use axum::http::StatusCode;
@@ -126,24 +127,31 @@ pub fn list(
     render: Rendering,
 ) -> Result<Response, ApiError> {
     let selection = Selection::from_params(rp, params)?;
-    let (start_after, token_rv) = match &params.continue_token {
+    let page = match &params.continue_token {
+        // A continue page shows the state the first page was read at, as etcd serves it.
         Some(token) => {
             let (rv, key) = decode_continue(token)?;
-            state.store.check_not_expired(rv).map_err(|_| {
-                ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
-            })?;
-            (Some(key), Some(rv))
+            state
+                .store
+                .list_page_at(
+                    rp.kind,
+                    rp.namespace.as_deref(),
+                    Some(&key),
+                    params.limit,
+                    &|o| selection.matches(o),
+                    rv,
+                )
+                .map_err(|_| {
+                    ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+                })?
         }
-        None => (None, None),
+        None => state
+            .store
+            .list_page(rp.kind, rp.namespace.as_deref(), None, params.limit, &|o| {
+                selection.matches(o)
+            }),
     };
-    let page = state.store.list_page(
-        rp.kind,
-        rp.namespace.as_deref(),
-        start_after.as_ref(),
-        params.limit,
-        &|o| selection.matches(o),
-    );
-    let rv = token_rv.unwrap_or(page.resource_version);
+    let rv = page.resource_version;
     let next = page.next_key.as_ref().map(|k| encode_continue(rv, k));
     let mut metadata = json!({"resourceVersion": rv.to_string()});
     if let Some(next) = &next {

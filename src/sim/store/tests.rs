@@ -190,3 +190,75 @@ fn lists_page_in_key_order_within_a_namespace() {
     let names: Vec<_> = rest.items.iter().map(|o| o.facts.name.clone()).collect();
     assert_eq!(names, vec!["n2", "n3", "n4"]);
 }
+
+/// kube-apiserver reads every continue page at the first page's revision: a page read after
+/// the cluster changed still shows objects as they were, leaves out those created since, and
+/// keeps those deleted since (wire doc §2 Paging).
+#[test]
+fn continue_pages_show_the_state_the_first_page_was_read_at() {
+    let store = Store::new(StoreSettings::default());
+    for i in 0..5 {
+        store.create(node(&format!("n{i}"))).expect("create");
+    }
+    let first = store.list_page(Kind::Node, None, None, Some(2), &|_| true);
+    let at = first.resource_version;
+    let after = first.next_key.expect("more pages");
+
+    store.delete::<Node>(None, "n3").expect("delete n3");
+    let mut n4: Node = store.get(None, "n4").expect("n4");
+    n4.metadata
+        .labels
+        .get_or_insert_with(Default::default)
+        .insert("pool".into(), "b".into());
+    store.update(n4).expect("relabel n4");
+    store.create(node("n25")).expect("create n25");
+
+    let rest = store
+        .list_page_at(Kind::Node, None, Some(&after), None, &|_| true, at)
+        .expect("within history");
+    let names: Vec<_> = rest.items.iter().map(|o| o.facts.name.clone()).collect();
+    assert_eq!(names, vec!["n2", "n3", "n4"], "as at the first page");
+    assert_eq!(rest.resource_version, at);
+    let n4_then = rest
+        .items
+        .iter()
+        .find(|o| o.facts.name == "n4")
+        .expect("n4");
+    assert!(
+        n4_then.resource_version <= at,
+        "the old n4, not the relabelled one"
+    );
+
+    let now = store.list_page(Kind::Node, None, Some(&after), None, &|_| true);
+    let names: Vec<_> = now.items.iter().map(|o| o.facts.name.clone()).collect();
+    assert_eq!(
+        names,
+        vec!["n2", "n25", "n4"],
+        "a fresh list shows the changes"
+    );
+}
+
+/// A continue token whose revision has been compacted away is Gone (410 Expired on the wire).
+#[test]
+fn a_continue_page_older_than_the_history_is_gone() {
+    let store = small();
+    for i in 0..3 {
+        store.create(node(&format!("n{i}"))).expect("create");
+    }
+    let first = store.list_page(Kind::Node, None, None, Some(1), &|_| true);
+    for i in 3..20 {
+        store.create(node(&format!("n{i}"))).expect("create");
+    }
+    let after = first.next_key.expect("more pages");
+    assert!(matches!(
+        store.list_page_at(
+            Kind::Node,
+            None,
+            Some(&after),
+            None,
+            &|_| true,
+            first.resource_version
+        ),
+        Err(StoreError::Gone { .. })
+    ));
+}
