@@ -11,6 +11,7 @@ pub mod controller;
 pub mod generator;
 pub mod kubeconfig;
 pub mod kubelet;
+pub mod recorder;
 pub mod scenario;
 pub mod store;
 pub mod taint_eviction;

@@ -9,12 +9,12 @@
 
 mod cache;
 mod claims;
-mod events;
 mod pods;
 pub mod revisions;
 mod sync;
 
-pub use events::COMPONENT;
+/// The event source of the DaemonSet controller.
+pub const COMPONENT: &str = "daemonset-controller";
 
 use super::clock::SimClock;
 use super::scenario::settings::{ScheduledUpdate, SimulationSettings};

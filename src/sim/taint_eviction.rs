@@ -9,12 +9,12 @@
 //! field without decoding the other pods, so it costs nothing on a cluster without such taints.
 
 use super::clock::SimClock;
+use super::recorder::{Note, Recorder};
 use super::store::{DeleteOptions, EventType, Kind, Store, StoreEvent, StoredObject};
 use crate::cluster::convert::{node_facts, pod_spec_facts};
 use crate::domain::facts::{Taint, TaintEffect};
 use crate::domain::scheduling::{taint_eviction, Eviction};
-use k8s_openapi::api::core::v1::{Event, EventSource, Node, ObjectReference, Pod};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::api::core::v1::{Node, ObjectReference, Pod};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Duration;
@@ -49,6 +49,7 @@ pub fn spawn(
             tainted: HashMap::new(),
             scheduled: HashMap::new(),
             queue: BinaryHeap::new(),
+            recorder: Recorder::new(COMPONENT),
         };
         evictor.run(shutdown).await;
     })
@@ -61,6 +62,7 @@ struct Evictor {
     tainted: HashMap<String, Vec<Taint>>,
     scheduled: HashMap<PodKey, Scheduled>,
     queue: BinaryHeap<Reverse<(Duration, PodKey)>>,
+    recorder: Recorder,
 }
 
 impl Evictor {
@@ -276,38 +278,21 @@ impl Evictor {
             tracing::debug!(pod = %key.1, error = %e, "taint eviction could not delete pod");
             return;
         }
-        let now = self.clock.now();
-        let event = Event {
-            metadata: ObjectMeta {
-                name: Some(format!("{}.{:x}", key.1, now.as_nanosecond())),
-                namespace: Some(key.0.clone()),
-                ..Default::default()
-            },
-            involved_object: ObjectReference {
-                api_version: Some("v1".into()),
-                kind: Some("Pod".into()),
-                name: Some(key.1.clone()),
-                namespace: Some(key.0.clone()),
-                uid: Some(uid.to_string()),
-                ..Default::default()
-            },
-            reason: Some("TaintManagerEviction".into()),
-            message: Some(format!("Marking for deletion Pod {}/{}", key.0, key.1)),
-            type_: Some("Normal".into()),
-            source: Some(EventSource {
-                component: Some(COMPONENT.into()),
-                host: None,
-            }),
-            reporting_component: Some(COMPONENT.into()),
-            reporting_instance: Some("daemonscope-sim".into()),
-            first_timestamp: Some(Time(now)),
-            last_timestamp: Some(Time(now)),
-            count: Some(1),
+        let involved = ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("Pod".into()),
+            name: Some(key.1.clone()),
+            namespace: Some(key.0.clone()),
+            uid: Some(uid.to_string()),
             ..Default::default()
         };
-        if let Err(e) = self.store.create(event) {
-            tracing::debug!(pod = %key.1, error = %e, "recording the eviction event failed");
-        }
+        let note = Note::normal(
+            "TaintManagerEviction",
+            format!("Marking for deletion Pod {}/{}", key.0, key.1),
+        );
+        let now = self.clock.now();
+        self.recorder
+            .record(&self.store, &involved, None, note, now);
     }
 }
 

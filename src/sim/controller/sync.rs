@@ -6,7 +6,6 @@
 mod execute;
 
 use super::cache::Cache;
-use super::events::{Recorder, Severity};
 use super::revisions;
 use crate::cluster::convert::daemonset_facts;
 use crate::domain::controller::{allows_surge, manage_node, rolling_update_plan};
@@ -14,6 +13,7 @@ use crate::domain::facts::{NodeFacts, PodFacts, UpdateStrategy};
 use crate::domain::rollout::{compute_status, resolve_budget, NodeSlot};
 use crate::domain::scheduling::{DaemonPod, Placement};
 use crate::sim::clock::SimClock;
+use crate::sim::recorder::{reference, Note, Recorder, Severity};
 use crate::sim::scenario::settings::SimulationSettings;
 use crate::sim::store::Store;
 use k8s_openapi::api::apps::v1::{DaemonSet, DaemonSetStatus};
@@ -62,17 +62,22 @@ impl Syncer {
             store,
             clock,
             settings,
-            recorder: Recorder::default(),
+            recorder: Recorder::new(super::COMPONENT),
             rng: ChaCha8Rng::seed_from_u64(seed),
             create_backoff: HashMap::new(),
             failed_backoff: HashMap::new(),
         }
     }
 
-    fn event(&mut self, ds: &DaemonSet, severity: Severity, reason: &str, message: String) {
+    fn event(&mut self, ds: &DaemonSet, severity: Severity, reason: &'static str, message: String) {
         let now = self.clock.now();
+        let note = Note {
+            severity,
+            reason,
+            message,
+        };
         self.recorder
-            .record(&self.store, ds, severity, reason, message, now);
+            .record(&self.store, &reference(ds), None, note, now);
     }
 
     /// Syncs one DaemonSet by key. Errors are logged and turn into a requeue.

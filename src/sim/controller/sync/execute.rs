@@ -2,12 +2,12 @@
 //! batches, within the burst limit, with events and the create and failed-pod backoffs.
 
 use super::super::cache::PodCache;
-use super::super::events::Severity;
 use super::super::pods::new_pod;
 use super::{Requeue, Syncer};
 use crate::cluster::convert::pod_facts;
 use crate::domain::facts::DaemonSetFacts;
 use crate::domain::scheduling::daemon_pod_tolerations;
+use crate::sim::recorder::Severity;
 use crate::sim::store::StoreError;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Pod;

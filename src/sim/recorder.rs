@@ -1,17 +1,16 @@
-//! Events the DaemonSet controller emits (§f): `SuccessfulCreate`, `SuccessfulDelete`,
-//! `FailedCreate`, `FailedDaemonPod`, `SucceededDaemonPod`, `SelectingAll`.
+//! The simulated cluster's event recorder, shared by its controllers and its kubelet: each
+//! writes core/v1 Events as client-go's `EventRecorder` does, under its own component name.
 //!
 //! Why aggregated: a real event recorder (client-go's `EventCorrelator`) folds repeats of the
 //! same reason and message on the same object into one Event with a growing `count` (a blocked
-//! creation retried every few seconds must not produce thousands of objects), and once ten
-//! events of one reason differ only in their message within ten minutes ("Created pod: a",
-//! "Created pod: b", …) it folds the rest into one Event whose message starts with
-//! "(combined from similar events): ". `kubectl describe ds` shows them that way, and a
-//! 5,000-node DaemonSet leaves about ten Events, not 5,000. client-go's spam filter (a token
-//! bucket per object) is not modelled.
+//! creation retried every few seconds, a container restarted every few seconds, must not
+//! produce thousands of objects), and once ten events of one reason differ only in their
+//! message within ten minutes ("Created pod: a", "Created pod: b", …) it folds the rest into
+//! one Event whose message starts with "(combined from similar events): ". `kubectl describe
+//! ds` shows them that way, and a 5,000-node DaemonSet leaves about ten Events, not 5,000.
+//! client-go's spam filter (a token bucket per object) is not modelled.
 
 use crate::sim::store::Store;
-use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
@@ -33,9 +32,6 @@ struct Similar {
     messages: HashSet<String>,
 }
 
-/// The event source of the DaemonSet controller.
-pub const COMPONENT: &str = "daemonset-controller";
-
 /// Normal or Warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
@@ -43,9 +39,40 @@ pub enum Severity {
     Warning,
 }
 
-/// Writes events on DaemonSets, folding repeats into one object.
-#[derive(Debug, Default)]
+/// What happened, as client-go's `Eventf(object, type, reason, message)` takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub severity: Severity,
+    /// UpperCamelCase, machine-readable (`SuccessfulCreate`, `BackOff`).
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl Note {
+    /// A Normal event.
+    pub fn normal(reason: &'static str, message: String) -> Note {
+        Note {
+            severity: Severity::Normal,
+            reason,
+            message,
+        }
+    }
+
+    /// A Warning event.
+    pub fn warning(reason: &'static str, message: String) -> Note {
+        Note {
+            severity: Severity::Warning,
+            reason,
+            message,
+        }
+    }
+}
+
+/// Writes events for one component, folding repeats into one object.
+#[derive(Debug)]
 pub struct Recorder {
+    /// `source.component` and `reportingComponent` (`daemonset-controller`, `kubelet`, …).
+    component: &'static str,
     /// (namespace, involved uid, reason, message) -> event name
     seen: HashMap<(String, String, String, String), String>,
     /// (namespace, involved uid, type, reason) -> messages seen lately
@@ -53,20 +80,57 @@ pub struct Recorder {
     counter: u64,
 }
 
+/// A reference to `object` for `involvedObject`, as client-go's `GetReference` builds it.
+pub fn reference<K>(object: &K) -> ObjectReference
+where
+    K: k8s_openapi::Resource + k8s_openapi::Metadata<Ty = ObjectMeta>,
+{
+    let meta = object.metadata();
+    ObjectReference {
+        api_version: Some(K::API_VERSION.into()),
+        kind: Some(K::KIND.into()),
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        uid: meta.uid.clone(),
+        resource_version: meta.resource_version.clone(),
+        ..Default::default()
+    }
+}
+
 impl Recorder {
-    /// Records one event on `ds`. Failures are logged, never fatal: an event is a courtesy.
+    /// A recorder writing as `component`.
+    pub fn new(component: &'static str) -> Recorder {
+        Recorder {
+            component,
+            seen: HashMap::new(),
+            similar: HashMap::new(),
+            counter: 0,
+        }
+    }
+
+    /// Records `note` on `involved`; `host` is the node of a kubelet's events. Failures are
+    /// logged, never fatal: an event is a courtesy. Events on cluster-scoped objects (a Node)
+    /// go to `default`, as client-go files them.
     pub fn record(
         &mut self,
         store: &Store,
-        ds: &DaemonSet,
-        severity: Severity,
-        reason: &str,
-        message: String,
+        involved: &ObjectReference,
+        host: Option<&str>,
+        note: Note,
         now: Timestamp,
     ) {
-        let namespace = ds.metadata.namespace.clone().unwrap_or_default();
-        let name = ds.metadata.name.clone().unwrap_or_default();
-        let uid = ds.metadata.uid.clone().unwrap_or_default();
+        let Note {
+            severity,
+            reason,
+            message,
+        } = note;
+        let namespace = involved
+            .namespace
+            .clone()
+            .filter(|ns| !ns.is_empty())
+            .unwrap_or_else(|| "default".into());
+        let name = involved.name.clone().unwrap_or_default();
+        let uid = involved.uid.clone().unwrap_or_default();
         let (message, key_message) =
             self.aggregate(&namespace, &uid, severity, reason, message, now);
         let key = (
@@ -96,15 +160,7 @@ impl Recorder {
                 namespace: Some(namespace.clone()),
                 ..Default::default()
             },
-            involved_object: ObjectReference {
-                api_version: Some("apps/v1".into()),
-                kind: Some("DaemonSet".into()),
-                name: Some(name),
-                namespace: Some(namespace),
-                uid: Some(uid),
-                resource_version: ds.metadata.resource_version.clone(),
-                ..Default::default()
-            },
+            involved_object: involved.clone(),
             reason: Some(reason.into()),
             message: Some(message),
             type_: Some(match severity {
@@ -112,10 +168,10 @@ impl Recorder {
                 Severity::Warning => "Warning".into(),
             }),
             source: Some(EventSource {
-                component: Some(COMPONENT.into()),
-                host: None,
+                component: Some(self.component.into()),
+                host: host.map(str::to_string),
             }),
-            reporting_component: Some(COMPONENT.into()),
+            reporting_component: Some(self.component.into()),
             reporting_instance: Some("daemonscope-sim".into()),
             first_timestamp: Some(Time(now)),
             last_timestamp: Some(Time(now)),
@@ -186,6 +242,7 @@ impl Recorder {
 mod tests {
     use super::*;
     use crate::sim::store::StoreSettings;
+    use k8s_openapi::api::apps::v1::DaemonSet;
 
     fn daemonset() -> DaemonSet {
         DaemonSet {
@@ -212,15 +269,18 @@ mod tests {
     #[test]
     fn ten_similar_messages_fold_into_one_combined_event_with_the_rest_counted() {
         let store = Store::new(StoreSettings::default());
-        let mut recorder = Recorder::default();
+        let mut recorder = Recorder::new("daemonset-controller");
         for i in 1..=25 {
             let message = format!("Created pod: agent-{i}");
             recorder.record(
                 &store,
-                &daemonset(),
-                Severity::Normal,
-                "SuccessfulCreate",
-                message,
+                &reference(&daemonset()),
+                None,
+                Note {
+                    severity: Severity::Normal,
+                    reason: "SuccessfulCreate",
+                    message,
+                },
                 at(i),
             );
         }
@@ -245,16 +305,19 @@ mod tests {
     #[test]
     fn an_identical_repeat_counts_up_on_one_event() {
         let store = Store::new(StoreSettings::default());
-        let mut recorder = Recorder::default();
+        let mut recorder = Recorder::new("daemonset-controller");
         for i in 0..5 {
             let message =
                 "Error creating: pods \"agent-x\" is forbidden: exceeded quota".to_string();
             recorder.record(
                 &store,
-                &daemonset(),
-                Severity::Warning,
-                "FailedCreate",
-                message,
+                &reference(&daemonset()),
+                None,
+                Note {
+                    severity: Severity::Warning,
+                    reason: "FailedCreate",
+                    message,
+                },
                 at(i),
             );
         }
@@ -267,15 +330,18 @@ mod tests {
     #[test]
     fn similar_messages_more_than_ten_minutes_apart_are_not_combined() {
         let store = Store::new(StoreSettings::default());
-        let mut recorder = Recorder::default();
+        let mut recorder = Recorder::new("daemonset-controller");
         for i in 0..12 {
             let message = format!("Created pod: agent-{i}");
             recorder.record(
                 &store,
-                &daemonset(),
-                Severity::Normal,
-                "SuccessfulCreate",
-                message,
+                &reference(&daemonset()),
+                None,
+                Note {
+                    severity: Severity::Normal,
+                    reason: "SuccessfulCreate",
+                    message,
+                },
                 at(i * 601),
             );
         }
