@@ -533,6 +533,23 @@ async fn a_not_ready_node_keeps_its_pod_but_gets_no_new_one() {
         set(&["n1", "n2"]),
         "§a.6: shouldContinueRunning keeps it"
     );
+    // The node lifecycle controller records the change on the node (Normal) and on the Ready
+    // pod it marks not ready (Warning "Node is not ready"), as MarkPodsNotReady does.
+    let recorded = |s: &Sim, kind: &str| {
+        s.store
+            .list::<k8s_openapi::api::core::v1::Event>(None)
+            .iter()
+            .any(|e| {
+                e.involved_object.kind.as_deref() == Some(kind)
+                    && e.reason.as_deref() == Some("NodeNotReady")
+                    && e.source.as_ref().and_then(|s| s.component.as_deref())
+                        == Some("node-controller")
+            })
+    };
+    sim.until("NodeNotReady on the node and on its pod", |s| {
+        recorded(s, "Node") && recorded(s, "Pod")
+    })
+    .await;
     sim.patch_node("n2", |n| {
         n.metadata
             .labels

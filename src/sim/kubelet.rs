@@ -9,6 +9,7 @@
 //! events by relisting.
 
 mod node;
+mod notes;
 mod pod;
 
 pub use node::{
@@ -17,6 +18,7 @@ pub use node::{
 pub use pod::{next_step, target_node, NodeState, Step};
 
 use super::clock::SimClock;
+use super::recorder::{reference, Note, Recorder};
 use super::scenario::settings::SimulationSettings;
 use super::store::{EventType, Kind, Store, StoreEvent};
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -65,6 +67,10 @@ struct Kubelet {
     pending: HashMap<PodKey, (Step, u64)>,
     queue: BinaryHeap<Reverse<(Duration, u64, PodKey)>>,
     seq: u64,
+    /// The kubelet's events (container failures).
+    kubelet_events: Recorder,
+    /// The node lifecycle controller's events (readiness changes).
+    node_events: Recorder,
 }
 
 impl Kubelet {
@@ -81,6 +87,8 @@ impl Kubelet {
             seen_rv: HashMap::new(),
             queue: BinaryHeap::new(),
             seq: 0,
+            kubelet_events: Recorder::new("kubelet"),
+            node_events: Recorder::new("node-controller"),
         }
     }
 
@@ -214,7 +222,8 @@ impl Kubelet {
                 let was = self.nodes.get(&name).copied();
                 self.remember_node(&node);
                 let now = self.nodes.get(&name).copied();
-                if was != now {
+                // A new node is not a change of readiness (the controller says RegisteredNode).
+                if was.is_some() && was != now {
                     self.node_readiness_changed(&name, now == Some(true));
                 }
             }
@@ -346,7 +355,20 @@ impl Kubelet {
                 };
                 let mut next = pod.clone();
                 next.status = Some(pod::advance(&pod, step, &self.settings, &ip, now));
-                self.store.update_status(next).map(Some)
+                let written = self.store.update_status(next);
+                if written.is_ok() {
+                    let involved = reference(&pod);
+                    for note in notes::step_notes(&pod, step, &self.settings) {
+                        self.kubelet_events.record(
+                            &self.store,
+                            &involved,
+                            target.as_deref(),
+                            note,
+                            now,
+                        );
+                    }
+                }
+                written.map(Some)
             }
         };
         match result {
@@ -363,6 +385,8 @@ impl Kubelet {
         }
     }
 
+    /// A known node's Ready condition changed: its pods stop (or resume) progressing, and the
+    /// node lifecycle controller records the change on the node and on each pod it marks.
     fn node_readiness_changed(&mut self, node: &str, ready: bool) {
         let keys: Vec<PodKey> = self
             .pods_by_node
@@ -370,6 +394,11 @@ impl Kubelet {
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default();
         let now = self.clock.now();
+        if let Some(object) = self.store.get::<Node>(None, node) {
+            let note = notes::node_status_note(node, ready);
+            self.node_events
+                .record(&self.store, &reference(&object), None, note, now);
+        }
         for key in keys {
             let Some(pod) = self.store.get::<Pod>(Some(&key.0), &key.1) else {
                 continue;
@@ -379,8 +408,11 @@ impl Kubelet {
                 if let Some(status) = pod::node_not_ready_status(&pod, now) {
                     let mut next = pod.clone();
                     next.status = Some(status);
-                    if let Err(e) = self.store.update_status(next) {
-                        tracing::debug!(pod = %key.1, error = %e, "marking pod not ready failed");
+                    match self.store.update_status(next) {
+                        Ok(_) => self.record_node_event(&pod, notes::pod_marked_not_ready_note()),
+                        Err(e) => {
+                            tracing::debug!(pod = %key.1, error = %e, "marking pod not ready failed")
+                        }
                     }
                 }
                 self.pending.remove(&key);
@@ -388,6 +420,12 @@ impl Kubelet {
                 self.on_pod(&pod);
             }
         }
+    }
+
+    fn record_node_event(&mut self, pod: &Pod, note: Note) {
+        let now = self.clock.now();
+        self.node_events
+            .record(&self.store, &reference(pod), None, note, now);
     }
 
     /// Pod GC: the pods of a node that no longer exists are removed at once.
