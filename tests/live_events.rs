@@ -207,3 +207,59 @@ async fn a_403_on_events_leaves_the_matrix_and_its_health_untouched() -> TestRes
     }
     Ok(())
 }
+
+/// A crash-looping daemon pod's kubelet warnings (BackOff, written before the dashboard
+/// started) are filed under its DaemonSet; a node going NotReady brings the node lifecycle
+/// controller's NodeNotReady to the node's page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pod_and_node_warnings_reach_the_daemonset_and_node_pages() -> TestResult {
+    let (sim, _dir) =
+        start("  failingImages:\n  - {image: 'log:1', mode: CrashLoopBackOff}").await?;
+    until("the kubelet's BackOff in the sim", || {
+        sim.store
+            .list::<k8s_openapi::api::core::v1::Event>(Some("kube-system"))
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("BackOff"))
+    })
+    .await;
+    let conn = connect::from_config(sim.kube_config(), "sim".into(), "tester".into())?;
+    let (live, tasks): (Arc<Live>, _) = daemonscope::web::start_watching(&conn, &[]).await;
+    until("BackOff on the DaemonSet page", || {
+        ds_events(&live).iter().any(|r| r.reason == "BackOff")
+    })
+    .await;
+    let backoff = ds_events(&live)
+        .into_iter()
+        .find(|r| r.reason == "BackOff")
+        .ok_or("no BackOff")?;
+    assert_eq!(backoff.event_type, "Warning");
+    assert!(
+        backoff.object.starts_with("Pod kube-system/log-"),
+        "{backoff:?}"
+    );
+    assert!(
+        backoff
+            .message
+            .starts_with("Back-off restarting failed container c in pod log-"),
+        "{backoff:?}"
+    );
+
+    daemonscope::sim::kubelet::set_node_ready(
+        &sim.store,
+        "worker-1",
+        false,
+        k8s_openapi::jiff::Timestamp::now(),
+    )?;
+    until("NodeNotReady on the node page", || {
+        live.events_of(&Page::Node("worker-1".into()))
+            .iter()
+            .any(|r| r.reason == "NodeNotReady" && r.message.contains("is now: NodeNotReady"))
+    })
+    .await;
+    let html = page(&live, "/node/worker-1").await?;
+    assert!(html.contains("data-reason=\"NodeNotReady\""), "{html}");
+    for task in tasks {
+        task.abort();
+    }
+    Ok(())
+}

@@ -16,6 +16,19 @@ use tokio::task::JoinHandle;
 
 /// Retry delay after a failure: events can wait, the matrix comes first.
 const RETRY: Duration = Duration::from_secs(10);
+/// Longest wait for the matrix's first lists before events are listed anyway.
+const WAIT_FOR_MATRIX: Duration = Duration::from_secs(60);
+
+/// Waits until the matrix watchers have listed (or `WAIT_FOR_MATRIX` has passed). A pod's
+/// events are filed under its DaemonSet through the pod list: events listed before the pods
+/// would be dropped as "not about anything shown", and the pod list of a large cluster takes
+/// seconds longer than the events list.
+async fn wait_for_matrix(live: &Live) {
+    let started = std::time::Instant::now();
+    while !live.is_ready() && started.elapsed() < WAIT_FOR_MATRIX {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
 
 /// Files one event on its page, or drops it when no shown object is involved.
 fn file(
@@ -35,6 +48,7 @@ fn file(
 /// A namespaced watcher (`whole` false) adds its relist to what is held instead of replacing
 /// it, since other namespaces' watchers share the store.
 pub async fn run(api: Api<Event>, live: Arc<Live>, label: String, whole: bool) {
+    wait_for_matrix(&live).await;
     loop {
         let mut stream = watcher(api.clone(), watcher::Config::default()).boxed();
         let mut buffer = Vec::new();
