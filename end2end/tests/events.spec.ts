@@ -27,6 +27,22 @@ test.describe("recent events", () => {
     await matrix.screenshot("ds-falco-events");
   });
 
+  test("a crash-looping pod's kubelet BackOff warning is on its DaemonSet's page, naming the pod", async ({ matrix, page }) => {
+    // The first BackOff comes with the first restart (20 s after the demo starts); the open
+    // page re-reads its events every 10 s, since a repeated BackOff changes no cell.
+    test.setTimeout(60_000);
+    await page.goto("/ds/monitoring/node-exporter");
+    await matrix.waitForHydration();
+    // worker-1's new-revision pod crash-loops (a failing image in the demo's settings).
+    const backoff = page.getByTestId("events").locator('tr[data-reason="BackOff"]');
+    await expect(backoff).toHaveCount(1, { timeout: 45_000 });
+    await expect(backoff).toHaveClass(/event-warning/);
+    await expect(backoff.locator(".event-object")).toHaveText(/^Pod monitoring\/node-exporter-/);
+    await expect(backoff.locator(".event-message")).toContainText(
+      "Back-off restarting failed container node-exporter in pod node-exporter-",
+    );
+  });
+
   test("the node page has its own events section", async ({ matrix, page }) => {
     await page.goto("/node/worker-1");
     await matrix.waitForHydration();

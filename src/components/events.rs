@@ -2,12 +2,18 @@
 //! object (and, on a DaemonSet's page, its daemon pods), newest first.
 //!
 //! Why a server function of its own: events are optional data kept apart from the matrix
-//! (`cluster::events`), read when the page loads and again when the page's live signal says
-//! the object changed. Messages are cluster text and are rendered as text nodes only.
+//! (`cluster::events`), read when the page loads, again when the page's live signal says the
+//! object changed, and every `POLL` in the browser: a crash-looping pod's repeated BackOff
+//! changes no cell, so no live delta would bring it. Messages are cluster text and are
+//! rendered as text nodes only.
 
 use crate::domain::view::EventRow;
 use crate::live_client::format_utc_time;
 use leptos::prelude::*;
+use std::time::Duration;
+
+/// How often an open page re-reads its events (at most 20 short rows).
+const POLL: Duration = Duration::from_secs(10);
 
 /// The recent events of one page: `page` is `daemonset` (name `namespace/name`) or `node`.
 #[server(endpoint = "events")]
@@ -44,9 +50,16 @@ pub fn RecentEvents(
     name: String,
     #[prop(into)] refresh: Signal<u64>,
 ) -> impl IntoView {
+    let poll = RwSignal::new(0u64);
+    // Effects run only in the browser, where the interval lives as long as the component.
+    Effect::new(move |_| {
+        if let Ok(handle) = set_interval_with_handle(move || poll.update(|t| *t += 1), POLL) {
+            on_cleanup(move || handle.clear());
+        }
+    });
     let events = Resource::new(
-        move || (name.clone(), refresh.get()),
-        move |(name, _)| get_events(page.to_string(), name),
+        move || (name.clone(), refresh.get(), poll.get()),
+        move |(name, _, _)| get_events(page.to_string(), name),
     );
     view! {
         <section class="events" data-testid="events">
