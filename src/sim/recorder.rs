@@ -262,6 +262,10 @@ mod tests {
         all
     }
 
+    fn record(recorder: &mut Recorder, store: &Store, note: Note, second: i64) {
+        recorder.record(store, &reference(&daemonset()), None, note, at(second));
+    }
+
     fn at(second: i64) -> Timestamp {
         Timestamp::from_second(1_800_000_000 + second).unwrap_or_default()
     }
@@ -272,16 +276,11 @@ mod tests {
         let mut recorder = Recorder::new("daemonset-controller");
         for i in 1..=25 {
             let message = format!("Created pod: agent-{i}");
-            recorder.record(
+            record(
+                &mut recorder,
                 &store,
-                &reference(&daemonset()),
-                None,
-                Note {
-                    severity: Severity::Normal,
-                    reason: "SuccessfulCreate",
-                    message,
-                },
-                at(i),
+                Note::normal("SuccessfulCreate", message),
+                i,
             );
         }
         let events = events(&store);
@@ -309,16 +308,11 @@ mod tests {
         for i in 0..5 {
             let message =
                 "Error creating: pods \"agent-x\" is forbidden: exceeded quota".to_string();
-            recorder.record(
+            record(
+                &mut recorder,
                 &store,
-                &reference(&daemonset()),
-                None,
-                Note {
-                    severity: Severity::Warning,
-                    reason: "FailedCreate",
-                    message,
-                },
-                at(i),
+                Note::warning("FailedCreate", message),
+                i,
             );
         }
         let events = events(&store);
@@ -333,16 +327,11 @@ mod tests {
         let mut recorder = Recorder::new("daemonset-controller");
         for i in 0..12 {
             let message = format!("Created pod: agent-{i}");
-            recorder.record(
+            record(
+                &mut recorder,
                 &store,
-                &reference(&daemonset()),
-                None,
-                Note {
-                    severity: Severity::Normal,
-                    reason: "SuccessfulCreate",
-                    message,
-                },
-                at(i * 601),
+                Note::normal("SuccessfulCreate", message),
+                i * 601,
             );
         }
         let events = events(&store);
