@@ -797,3 +797,105 @@ async fn a_non_loopback_listen_address_is_refused_without_the_explicit_flag() {
         .unwrap_or_default();
     assert!(err.contains("not a loopback address"), "{err}");
 }
+
+/// resourceVersion on a LIST (kube-apiserver's read consistency): `Exact` reads the cluster as
+/// it was at that version, a version the server has not reached is waited for and then a 504
+/// with the ResourceVersionTooLarge cause, and invalid combinations are 422 on ListOptions.
+#[tokio::test]
+async fn a_list_at_an_exact_version_shows_that_state_and_a_future_one_is_a_504() {
+    let sim = sim().await;
+    let nodes: Api<Node> = Api::all(client(&sim));
+    for i in 0..3 {
+        nodes
+            .create(&PostParams::default(), &node(&format!("n{i}"), json!({})))
+            .await
+            .expect("create");
+    }
+    let then = nodes
+        .list(&ListParams::default())
+        .await
+        .expect("list")
+        .metadata
+        .resource_version
+        .expect("a list resourceVersion");
+    nodes
+        .delete("n1", &DeleteParams::default())
+        .await
+        .expect("delete n1");
+    nodes
+        .create(&PostParams::default(), &node("n9", json!({})))
+        .await
+        .expect("create n9");
+
+    let exact = nodes
+        .list(
+            &ListParams::default()
+                .at(&then)
+                .matching(kube::api::VersionMatch::Exact),
+        )
+        .await
+        .expect("exact list");
+    let names: Vec<_> = exact
+        .items
+        .iter()
+        .filter_map(|n| n.metadata.name.clone())
+        .collect();
+    assert_eq!(names, vec!["n0", "n1", "n2"], "the state at {then}");
+    assert_eq!(
+        exact.metadata.resource_version.as_deref(),
+        Some(then.as_str())
+    );
+
+    let newest = nodes
+        .list(&ListParams::default().at(&then))
+        .await
+        .expect("list");
+    assert_eq!(
+        newest.items.len(),
+        3,
+        "NotOlderThan: the current n0, n2, n9"
+    );
+    assert!(newest
+        .items
+        .iter()
+        .any(|n| n.metadata.name.as_deref() == Some("n9")));
+
+    let future = (then.parse::<u64>().expect("numeric") + 1_000).to_string();
+    // Over raw HTTP: kube-rs's client retries 504s by itself, as client-go honours Retry-After.
+    let started = std::time::Instant::now();
+    let too_new = reqwest_like_get(&format!(
+        "http://{}/api/v1/nodes?resourceVersion={future}",
+        sim.addr
+    ))
+    .await;
+    assert!(
+        too_new.starts_with("HTTP/1.1 504")
+            && too_new.contains("Too large resource version")
+            && too_new.contains("\"reason\":\"ResourceVersionTooLarge\""),
+        "{too_new}"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "the watch cache's 3 s wait"
+    );
+
+    let invalid = nodes
+        .list(
+            &ListParams::default()
+                .at("0")
+                .matching(kube::api::VersionMatch::Exact),
+        )
+        .await;
+    // kube-rs refuses this one itself; ask over raw HTTP as another client would.
+    assert!(invalid.is_err());
+    let raw = reqwest_like_get(&format!(
+        "http://{}/api/v1/nodes?resourceVersionMatch=Exact",
+        sim.addr
+    ))
+    .await;
+    assert!(
+        raw.contains("\"code\":422")
+            && raw.contains("resourceVersionMatch is forbidden unless resourceVersion is provided"),
+        "{raw}"
+    );
+}

@@ -7,6 +7,7 @@
 pub mod authz;
 mod discovery;
 pub mod events_v1;
+mod list_version;
 mod patch;
 mod protobuf;
 mod read;
@@ -370,7 +371,7 @@ async fn dispatch(
     match (method.clone(), rp.name.is_some()) {
         (Method::GET, _) if params.watch => watch::watch(state, &rp, &params, render),
         (Method::GET, true) => read::get(state, &rp, &params, render),
-        (Method::GET, false) => read::list(state, &rp, &params, render),
+        (Method::GET, false) => read::list(state, &rp, &params, render).await,
         (Method::POST, false) => write::create(state, &rp, &params, content_type, &body),
         (Method::PUT, true) => write::update(state, &rp, &params, &body),
         (Method::PATCH, true) => write::patch(state, &rp, &params, content_type, &body),

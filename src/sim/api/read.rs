@@ -3,6 +3,8 @@
 //! (later pages read the first page's state).
 use std::sync::Arc;
 
+use super::list_version::{self, ListAt};
+
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Value};
@@ -120,12 +122,16 @@ pub fn get(
 }
 
 /// LIST a collection (one namespace or all).
-pub fn list(
+pub async fn list(
     state: &ApiState,
     rp: &ResourcePath,
     params: &Params,
     render: Rendering,
 ) -> Result<Response, ApiError> {
+    let at = list_version::list_at(params)?;
+    if let Some(minimum) = at.minimum() {
+        list_version::wait_until_fresh(&state.store, minimum, list_version::FRESHNESS_WAIT).await?;
+    }
     let selection = Selection::from_params(rp, params)?;
     let page = match &params.continue_token {
         // A continue page shows the state the first page was read at, as etcd serves it.
@@ -145,11 +151,29 @@ pub fn list(
                     ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
                 })?
         }
-        None => state
-            .store
-            .list_page(rp.kind, rp.namespace.as_deref(), None, params.limit, &|o| {
-                selection.matches(o)
-            }),
+        None => match at {
+            // The state at exactly that version, as etcd serves it until compaction.
+            ListAt::Exact(rv) => state
+                .store
+                .list_page_at(
+                    rp.kind,
+                    rp.namespace.as_deref(),
+                    None,
+                    params.limit,
+                    &|o| selection.matches(o),
+                    rv,
+                )
+                .map_err(|_| {
+                    ApiError::expired("The resourceVersion for the provided list is too old.")
+                })?,
+            ListAt::Latest | ListAt::NotOlderThan(_) => {
+                state
+                    .store
+                    .list_page(rp.kind, rp.namespace.as_deref(), None, params.limit, &|o| {
+                        selection.matches(o)
+                    })
+            }
+        },
     };
     let rv = page.resource_version;
     let next = page.next_key.as_ref().map(|k| encode_continue(rv, k));
