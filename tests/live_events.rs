@@ -209,7 +209,7 @@ async fn a_403_on_events_leaves_the_matrix_and_its_health_untouched() -> TestRes
 }
 
 /// A crash-looping daemon pod's kubelet warnings (BackOff, written before the dashboard
-/// started) are filed under its DaemonSet; a node going NotReady brings the node lifecycle
+/// started) are filed under its DaemonSet and its node; a node going NotReady brings the node lifecycle
 /// controller's NodeNotReady to the node's page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pod_and_node_warnings_reach_the_daemonset_and_node_pages() -> TestResult {
@@ -243,6 +243,19 @@ async fn pod_and_node_warnings_reach_the_daemonset_and_node_pages() -> TestResul
             .starts_with("Back-off restarting failed container c in pod log-"),
         "{backoff:?}"
     );
+
+    // The same warning is on the page of the node where the pod crash-loops (worker-2's
+    // creation is blocked, so the only pod is on worker-1).
+    until("BackOff on the failing pod's node page", || {
+        live.events_of(&Page::Node("worker-1".into()))
+            .iter()
+            .any(|r| r.reason == "BackOff" && r.object == backoff.object)
+    })
+    .await;
+    assert!(live
+        .events_of(&Page::Node("worker-2".into()))
+        .iter()
+        .all(|r| r.reason != "BackOff"));
 
     daemonscope::sim::kubelet::set_node_ready(
         &sim.store,

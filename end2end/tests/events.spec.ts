@@ -43,9 +43,21 @@ test.describe("recent events", () => {
     );
   });
 
-  test("the node page has its own events section", async ({ matrix, page }) => {
+  test("the crash-looping pod's BackOff is also on its node's page, and not on other nodes'", async ({ matrix, page }) => {
+    test.setTimeout(60_000);
     await page.goto("/node/worker-1");
     await matrix.waitForHydration();
+    const events = page.getByTestId("events");
+    await expect(events).toContainText("Recent events");
+    const backoff = events.locator('tr[data-reason="BackOff"]');
+    await expect(backoff).toHaveCount(1, { timeout: 45_000 });
+    await expect(backoff).toHaveClass(/event-warning/);
+    await expect(backoff.locator(".event-object")).toHaveText(/^Pod monitoring\/node-exporter-/);
+    await matrix.screenshot("node-worker-1-events");
+    // worker-2's node-exporter pod runs the old revision and never restarts.
+    await page.goto("/node/worker-2");
+    await matrix.waitForHydration();
     await expect(page.getByTestId("events")).toContainText("Recent events");
+    await expect(page.getByTestId("events").locator('tr[data-reason="BackOff"]')).toHaveCount(0);
   });
 });

@@ -1,5 +1,5 @@
 //! Recent Kubernetes Events for the objects the dashboard shows: DaemonSets, their daemon
-//! pods (filed under the owning DaemonSet) and nodes.
+//! pods (filed under the owning DaemonSet and the pod's node) and nodes.
 //!
 //! Why bounded this way: a 150,000-pod cluster produces events without end. Events about
 //! anything else are dropped at the edge, and only the newest `PER_OBJECT` of each page's
@@ -105,21 +105,37 @@ pub fn event_facts(event: &Event) -> EventFacts {
     }
 }
 
-/// Where an event is shown, or None to drop it. `owner_of_pod` maps a pod uid to the
-/// `namespace/name` of the DaemonSet it is a daemon pod of (the live state knows).
-pub fn page_for(
+/// Where a daemon pod belongs: its DaemonSet's page and, once it is aimed at a node, that
+/// node's page (the live state knows both from the pod's projection).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodHome {
+    /// `namespace/name` of the owning DaemonSet.
+    pub daemonset: String,
+    /// The node the pod runs on or is pinned to.
+    pub node: Option<String>,
+}
+
+/// Where an event is shown, or None to drop it. `home_of_pod` maps a pod uid to its
+/// DaemonSet and node: a daemon pod's events (a kubelet's BackOff, say) belong both with its
+/// DaemonSet and with the node where it fails, since a user may look from either side.
+pub fn pages_for(
     involved: &Involved,
-    owner_of_pod: impl Fn(&str) -> Option<String>,
-) -> Option<(Page, String)> {
+    home_of_pod: impl Fn(&str) -> Option<PodHome>,
+) -> Option<(Vec<Page>, String)> {
     match involved.kind.as_str() {
         "DaemonSet" => Some((
-            Page::DaemonSet(format!("{}/{}", involved.namespace, involved.name)),
+            vec![Page::DaemonSet(format!(
+                "{}/{}",
+                involved.namespace, involved.name
+            ))],
             "DaemonSet".into(),
         )),
-        "Node" => Some((Page::Node(involved.name.clone()), "Node".into())),
-        "Pod" => owner_of_pod(&involved.uid).map(|ds| {
+        "Node" => Some((vec![Page::Node(involved.name.clone())], "Node".into())),
+        "Pod" => home_of_pod(&involved.uid).map(|home| {
+            let mut pages = vec![Page::DaemonSet(home.daemonset)];
+            pages.extend(home.node.map(Page::Node));
             (
-                Page::DaemonSet(ds),
+                pages,
                 format!("Pod {}/{}", involved.namespace, involved.name),
             )
         }),
@@ -127,11 +143,11 @@ pub fn page_for(
     }
 }
 
-/// The newest events of each page, and where each event uid is filed.
+/// The newest events of each page, and on which pages each event uid is filed.
 #[derive(Debug, Default)]
 pub struct RecentEvents {
     pages: HashMap<Page, VecDeque<(String, EventRow)>>,
-    filed: HashMap<String, Page>,
+    filed: HashMap<String, Vec<Page>>,
 }
 
 impl RecentEvents {
@@ -140,9 +156,15 @@ impl RecentEvents {
         Self::default()
     }
 
-    /// Adds or updates one event on `page`, keeping the page's newest `PER_OBJECT`.
-    pub fn apply(&mut self, page: Page, uid: String, row: EventRow) {
+    /// Adds or updates one event on each of `pages`, keeping each page's newest `PER_OBJECT`.
+    pub fn apply(&mut self, pages: &[Page], uid: String, row: EventRow) {
         self.remove(&uid);
+        for page in pages {
+            self.apply_on(page, &uid, &row);
+        }
+    }
+
+    fn apply_on(&mut self, page: &Page, uid: &str, row: &EventRow) {
         let list = self.pages.entry(page.clone()).or_default();
         // Newest first; among equal times the latest write first.
         let at = list
@@ -152,33 +174,52 @@ impl RecentEvents {
         if at >= PER_OBJECT {
             return;
         }
-        list.insert(at, (uid.clone(), row));
-        self.filed.insert(uid, page);
+        list.insert(at, (uid.to_string(), row.clone()));
+        let mut dropped = Vec::new();
         while list.len() > PER_OBJECT {
-            if let Some((dropped, _)) = list.pop_back() {
-                self.filed.remove(&dropped);
+            if let Some((gone, _)) = list.pop_back() {
+                dropped.push(gone);
+            }
+        }
+        self.filed
+            .entry(uid.to_string())
+            .or_default()
+            .push(page.clone());
+        for gone in dropped {
+            self.unfile(&gone, page);
+        }
+    }
+
+    /// Forgets that `uid` is on `page` (it fell off the page's tail).
+    fn unfile(&mut self, uid: &str, page: &Page) {
+        if let Some(pages) = self.filed.get_mut(uid) {
+            pages.retain(|p| p != page);
+            if pages.is_empty() {
+                self.filed.remove(uid);
             }
         }
     }
 
-    /// Forgets one event (deleted, or expired by the server's TTL).
+    /// Forgets one event (deleted, or expired by the server's TTL) on every page.
     pub fn remove(&mut self, uid: &str) {
-        let Some(page) = self.filed.remove(uid) else {
+        let Some(pages) = self.filed.remove(uid) else {
             return;
         };
-        if let Some(list) = self.pages.get_mut(&page) {
-            list.retain(|(u, _)| u != uid);
-            if list.is_empty() {
-                self.pages.remove(&page);
+        for page in pages {
+            if let Some(list) = self.pages.get_mut(&page) {
+                list.retain(|(u, _)| u != uid);
+                if list.is_empty() {
+                    self.pages.remove(&page);
+                }
             }
         }
     }
 
     /// Replaces everything (after a list or relist).
-    pub fn replace(&mut self, events: Vec<(Page, String, EventRow)>) {
+    pub fn replace(&mut self, events: Vec<(Vec<Page>, String, EventRow)>) {
         *self = Self::new();
-        for (page, uid, row) in events {
-            self.apply(page, uid, row);
+        for (pages, uid, row) in events {
+            self.apply(&pages, uid, row);
         }
     }
 
@@ -190,7 +231,7 @@ impl RecentEvents {
             .unwrap_or_default()
     }
 
-    /// How many events are held in all (metrics, tests of the bound).
+    /// How many distinct events are held in all (metrics, tests of the bound).
     pub fn len(&self) -> usize {
         self.filed.len()
     }

@@ -105,8 +105,8 @@ impl Live {
     }
 
     /// An added or updated Event, filed on its page.
-    pub fn events_apply(&self, page: Page, uid: String, row: crate::domain::view::EventRow) {
-        self.events().apply(page, uid, row);
+    pub fn events_apply(&self, pages: &[Page], uid: String, row: crate::domain::view::EventRow) {
+        self.events().apply(pages, uid, row);
     }
 
     /// A deleted Event (or one no longer about a shown object).
@@ -115,7 +115,7 @@ impl Live {
     }
 
     /// Every Event after a (re)list.
-    pub fn events_replace(&self, events: Vec<(Page, String, crate::domain::view::EventRow)>) {
+    pub fn events_replace(&self, events: Vec<(Vec<Page>, String, crate::domain::view::EventRow)>) {
         self.events().replace(events);
     }
 

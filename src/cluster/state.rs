@@ -162,10 +162,15 @@ impl ClusterState {
         self.cells.get(node)?.get(ds_key).map(|c| c.state)
     }
 
-    /// `namespace/name` of the DaemonSet a known daemon pod (by uid) belongs to.
-    pub fn daemonset_of_pod(&self, pod_uid: &str) -> Option<String> {
-        let owner = self.pods.get(pod_uid)?.owner_uid.as_deref()?;
-        self.ds_key_by_uid.get(owner).cloned()
+    /// The DaemonSet (`namespace/name`) and node of a known daemon pod (by uid), so that the
+    /// pod's events can be filed on both pages.
+    pub fn home_of_pod(&self, pod_uid: &str) -> Option<crate::cluster::events::PodHome> {
+        let pod = self.pods.get(pod_uid)?;
+        let owner = pod.owner_uid.as_deref()?;
+        Some(crate::cluster::events::PodHome {
+            daemonset: self.ds_key_by_uid.get(owner)?.clone(),
+            node: pod.node_name.clone(),
+        })
     }
 
     /// The daemon pods of one DaemonSet (by uid) aimed at one node.

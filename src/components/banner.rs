@@ -69,7 +69,7 @@ pub fn StaleBanner(
                         lines
                             .get()
                             .into_iter()
-                            .map(|l| view! { <li data-kind=l.kind>{if l.kind == "error" { "⛔ " } else { "⏸ " }}{l.text}</li> })
+                            .map(|l| view! { <li data-kind=l.kind>{if l.kind == "error" { "⊘ " } else { "◷ " }}{l.text}</li> })
                             .collect_view()
                     }}
                 </ul>

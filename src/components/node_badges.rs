@@ -52,7 +52,7 @@ pub fn NodeBadges(
                     .then(|| {
                         view! {
                             <span class="badge" data-badge="cordoned" title="spec.unschedulable: true (ignored by DaemonSets, §a.6)">
-                                "⛔ Cordoned"
+                                "⊘ Cordoned"
                             </span>
                         }
                     });

@@ -86,36 +86,102 @@ fn a_huge_message_is_cut_on_a_character_boundary() {
 }
 
 #[test]
-fn only_daemonsets_nodes_and_known_daemon_pods_get_a_page() {
+fn only_daemonsets_nodes_and_known_daemon_pods_get_pages() {
     let involved = |kind: &str, uid: &str| Involved {
         kind: kind.into(),
         namespace: "kube-system".into(),
         name: "x".into(),
         uid: uid.into(),
     };
-    let owner = |uid: &str| (uid == "daemon-pod").then(|| "kube-system/log".to_string());
+    let home = |uid: &str| match uid {
+        "daemon-pod" => Some(PodHome {
+            daemonset: "kube-system/log".into(),
+            node: Some("worker-1".into()),
+        }),
+        "unbound-daemon-pod" => Some(PodHome {
+            daemonset: "kube-system/log".into(),
+            node: None,
+        }),
+        _ => None,
+    };
+    let node = |n: &str| Page::Node(n.into());
     let cases = [
-        ("DaemonSet", "d", Some((ds("kube-system/x"), "DaemonSet"))),
-        ("Node", "n", Some((Page::Node("x".into()), "Node"))),
+        (
+            "DaemonSet",
+            "d",
+            Some((vec![ds("kube-system/x")], "DaemonSet")),
+        ),
+        ("Node", "n", Some((vec![node("x")], "Node"))),
         (
             "Pod",
             "daemon-pod",
-            Some((ds("kube-system/log"), "Pod kube-system/x")),
+            Some((
+                vec![ds("kube-system/log"), node("worker-1")],
+                "Pod kube-system/x",
+            )),
+        ),
+        (
+            "Pod",
+            "unbound-daemon-pod",
+            Some((vec![ds("kube-system/log")], "Pod kube-system/x")),
         ),
         ("Pod", "some-deployment-pod", None),
         ("Deployment", "dep", None),
     ];
     for (kind, uid, want) in cases {
-        let got = page_for(&involved(kind, uid), owner);
+        let got = pages_for(&involved(kind, uid), home);
         assert_eq!(got, want.map(|(p, o)| (p, o.to_string())), "{kind} {uid}");
     }
+}
+
+#[test]
+fn a_pod_event_on_two_pages_updates_and_goes_from_both() {
+    let pages = [ds("a/log"), Page::Node("worker-1".into())];
+    let mut store = RecentEvents::new();
+    store.apply(&pages, "u1".into(), row("BackOff", 10));
+    let mut again = row("BackOff", 20);
+    again.count = 4;
+    store.apply(&pages, "u1".into(), again);
+    for page in &pages {
+        let rows = store.of(page);
+        assert_eq!(rows.len(), 1, "{page:?}");
+        assert_eq!(rows[0].count, 4, "{page:?}");
+    }
+    assert_eq!(store.len(), 1, "one event, however many pages show it");
+    store.remove("u1");
+    assert!(pages.iter().all(|p| store.of(p).is_empty()));
+    assert!(store.is_empty());
+}
+
+#[test]
+fn an_event_pushed_off_one_page_stays_on_the_other() {
+    let node = Page::Node("worker-1".into());
+    let mut store = RecentEvents::new();
+    store.apply(
+        &[ds("a/log"), node.clone()],
+        "pod-event".into(),
+        row("BackOff", 0),
+    );
+    for i in 1..=(PER_OBJECT as i64) {
+        store.apply(
+            std::slice::from_ref(&node),
+            format!("n{i}"),
+            row("NodeNotReady", i),
+        );
+    }
+    assert!(store.of(&node).iter().all(|r| r.reason == "NodeNotReady"));
+    assert_eq!(store.of(&ds("a/log"))[0].reason, "BackOff");
+    store.remove("pod-event");
+    assert!(store.of(&ds("a/log")).is_empty());
+    assert_eq!(store.of(&node).len(), PER_OBJECT);
+    assert_eq!(store.len(), PER_OBJECT);
 }
 
 #[test]
 fn a_page_keeps_only_its_newest_events_newest_first() {
     let mut store = RecentEvents::new();
     for i in 0..(PER_OBJECT as i64 + 15) {
-        store.apply(ds("a/log"), format!("u{i}"), row(&format!("r{i}"), i));
+        store.apply(&[ds("a/log")], format!("u{i}"), row(&format!("r{i}"), i));
     }
     let rows = store.of(&ds("a/log"));
     assert_eq!(rows.len(), PER_OBJECT);
@@ -127,7 +193,7 @@ fn a_page_keeps_only_its_newest_events_newest_first() {
     assert!(rows.windows(2).all(|w| w[0].last_seen >= w[1].last_seen));
     assert_eq!(store.len(), PER_OBJECT, "dropped events are forgotten");
     // An older event than all kept ones is not admitted to a full page.
-    store.apply(ds("a/log"), "old".into(), row("old", -1));
+    store.apply(&[ds("a/log")], "old".into(), row("old", -1));
     assert_eq!(store.len(), PER_OBJECT);
 }
 
@@ -136,7 +202,7 @@ fn memory_is_bounded_by_the_pages_whatever_the_event_rate() {
     let mut store = RecentEvents::new();
     for i in 0..10_000i64 {
         let page = Page::Node(format!("n{}", i % 50));
-        store.apply(page, format!("u{i}"), row("Tick", i));
+        store.apply(&[page], format!("u{i}"), row("Tick", i));
     }
     assert_eq!(store.len(), 50 * PER_OBJECT);
 }
@@ -144,10 +210,10 @@ fn memory_is_bounded_by_the_pages_whatever_the_event_rate() {
 #[test]
 fn an_updated_event_replaces_itself_and_a_deleted_one_goes() {
     let mut store = RecentEvents::new();
-    store.apply(ds("a/log"), "u1".into(), row("BackOff", 10));
+    store.apply(&[ds("a/log")], "u1".into(), row("BackOff", 10));
     let mut again = row("BackOff", 20);
     again.count = 5;
-    store.apply(ds("a/log"), "u1".into(), again);
+    store.apply(&[ds("a/log")], "u1".into(), again);
     let rows = store.of(&ds("a/log"));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].count, 5);
@@ -159,8 +225,12 @@ fn an_updated_event_replaces_itself_and_a_deleted_one_goes() {
 #[test]
 fn a_relist_replaces_everything_held() {
     let mut store = RecentEvents::new();
-    store.apply(ds("a/log"), "gone".into(), row("Old", 1));
-    store.replace(vec![(Page::Node("n".into()), "new".into(), row("New", 2))]);
+    store.apply(&[ds("a/log")], "gone".into(), row("Old", 1));
+    store.replace(vec![(
+        vec![Page::Node("n".into())],
+        "new".into(),
+        row("New", 2),
+    )]);
     assert!(store.of(&ds("a/log")).is_empty());
     assert_eq!(store.of(&Page::Node("n".into()))[0].reason, "New");
 }

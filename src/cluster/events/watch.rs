@@ -4,7 +4,7 @@
 //! Why apart from the matrix watchers: events are optional. A failure here (a 403 is common:
 //! many read-only roles omit events) is logged and retried slowly, never put in the health
 //! banner or readiness, and never blocks the matrix. Only list and watch are sent.
-use super::{event_facts, page_for};
+use super::{event_facts, pages_for};
 use crate::cluster::live::Live;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Event;
@@ -30,18 +30,16 @@ async fn wait_for_matrix(live: &Live) {
     }
 }
 
-/// Files one event on its page, or drops it when no shown object is involved.
+/// Files one event on its pages, or drops it when no shown object is involved.
 fn file(
     live: &Live,
     event: &Event,
-) -> Option<(super::Page, String, crate::domain::view::EventRow)> {
+) -> Option<(Vec<super::Page>, String, crate::domain::view::EventRow)> {
     let facts = event_facts(event);
-    let (page, object) = page_for(&facts.involved, |uid| {
-        live.read(|s| s.daemonset_of_pod(uid))
-    })?;
+    let (pages, object) = pages_for(&facts.involved, |uid| live.read(|s| s.home_of_pod(uid)))?;
     let mut row = facts.row;
     row.object = object;
-    Some((page, facts.uid, row))
+    Some((pages, facts.uid, row))
 }
 
 /// Watches Events through `api` for ever, feeding `live`'s recent events.
@@ -62,13 +60,13 @@ pub async fn run(api: Api<Event>, live: Arc<Live>, label: String, whole: bool) {
                     if whole {
                         live.events_replace(events);
                     } else {
-                        for (page, uid, row) in events {
-                            live.events_apply(page, uid, row);
+                        for (pages, uid, row) in events {
+                            live.events_apply(&pages, uid, row);
                         }
                     }
                 }
                 Ok(watcher::Event::Apply(e)) => match file(&live, &e) {
-                    Some((page, uid, row)) => live.events_apply(page, uid, row),
+                    Some((pages, uid, row)) => live.events_apply(&pages, uid, row),
                     None => live.events_remove(e.metadata.uid.as_deref().unwrap_or("")),
                 },
                 Ok(watcher::Event::Delete(e)) => {
