@@ -899,3 +899,65 @@ async fn a_list_at_an_exact_version_shows_that_state_and_a_future_one_is_a_504()
         "{raw}"
     );
 }
+
+/// A streaming list (`sendInitialEvents=true`) from a resourceVersion reads a state at least
+/// that fresh: kube-apiserver's watch cache waits up to 3 s for the version, lists, and ends
+/// the initial events with the bookmark; a version that never arrives fails the watch with an
+/// in-stream ERROR carrying the 504 ResourceVersionTooLarge Status.
+#[tokio::test]
+async fn a_streaming_list_from_a_future_version_waits_for_it_or_fails_with_too_large() {
+    let sim = sim().await;
+    let nodes: Api<Node> = Api::all(client(&sim));
+    nodes
+        .create(&PostParams::default(), &node("n0", json!({})))
+        .await
+        .expect("create n0");
+    let now: u64 = nodes
+        .list(&ListParams::default())
+        .await
+        .expect("list")
+        .metadata
+        .resource_version
+        .and_then(|rv| rv.parse().ok())
+        .expect("a numeric list resourceVersion");
+    let streaming = |rv: u64| {
+        format!(
+            "http://{}/api/v1/nodes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion={rv}",
+            sim.addr
+        )
+    };
+
+    // The next version arrives while the watch waits: the initial events include it.
+    let waiting = tokio::spawn(reqwest_like_get_owned(streaming(now + 1)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    nodes
+        .create(&PostParams::default(), &node("n1", json!({})))
+        .await
+        .expect("create n1");
+    let body = waiting.await.expect("the watch task");
+    let added: Vec<_> = body
+        .lines()
+        .filter(|l| l.contains("\"type\":\"ADDED\""))
+        .collect();
+    assert_eq!(added.len(), 2, "n0 and n1 as initial events: {body}");
+    assert!(
+        added.iter().any(|l| l.contains("\"name\":\"n1\"")),
+        "{body}"
+    );
+    assert!(body.contains("k8s.io/initial-events-end"), "{body}");
+
+    // A version that never comes: no initial events, the watch cache's 504 in the stream.
+    let body = reqwest_like_get(&streaming(now + 1_000)).await;
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    assert!(!body.contains("\"type\":\"ADDED\""), "{body}");
+    assert!(
+        body.contains("\"type\":\"ERROR\"")
+            && body.contains("\"code\":504")
+            && body.contains("\"reason\":\"ResourceVersionTooLarge\""),
+        "{body}"
+    );
+}
+
+async fn reqwest_like_get_owned(url: String) -> String {
+    reqwest_like_get(&url).await
+}

@@ -2,7 +2,9 @@
 //! events for "" and "0", streaming lists (`sendInitialEvents`) ending in the
 //! `k8s.io/initial-events-end` bookmark, periodic BOOKMARKs when asked, selector
 //! transitions (an object leaving a selection is DELETED), and an in-stream 410 ERROR event
-//! once the requested version has left the history, which makes clients relist.
+//! once the requested version has left the history, which makes clients relist; a streaming
+//! list from a version the store has not reached waits for it, then fails in-stream with
+//! the watch cache's 504 ResourceVersionTooLarge.
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +14,7 @@ use axum::http::{header, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
 
+use super::list_version::{wait_until_fresh, FRESHNESS_WAIT};
 use super::read::{partial_metadata, Selection};
 use super::{table, ApiError, ApiState, Params, Rendering, ResourcePath};
 use crate::sim::store::{EventType, HistoryEntry, Kind, Store, StoreError, StoredObject};
@@ -170,12 +173,19 @@ pub fn watch(
             "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
         ));
     }
-    let start_rv = if initial || rv_param.is_empty() || rv_param == "0" {
+    let requested_rv = if rv_param.is_empty() || rv_param == "0" {
         None
     } else {
         Some(rv_param.parse::<u64>().map_err(|_| {
             ApiError::bad_request(format!("invalid resource version: {rv_param:?}"))
         })?)
+    };
+    // With initial events, a version is the least fresh state to list (the watch cache waits
+    // for it, then fails the watch with ResourceVersionTooLarge); without, where to resume.
+    let (start_rv, initial_not_older_than) = if initial {
+        (None, requested_rv)
+    } else {
+        (requested_rv, None)
     };
     let store = state.store.clone();
     let timeout = params
@@ -201,6 +211,12 @@ pub fn watch(
         let mut cursor = match start_rv {
             Some(rv) => rv,
             None => {
+                if let Some(minimum) = initial_not_older_than {
+                    if let Err(e) = wait_until_fresh(&store, minimum, FRESHNESS_WAIT).await {
+                        yield Ok(error_line(&e));
+                        return;
+                    }
+                }
                 let page = store.list_page(kind, selection.namespace.as_deref(), None, None, &|o| selection.matches(o));
                 for obj in &page.items {
                     match enc.line("ADDED", obj) {
