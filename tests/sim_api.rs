@@ -241,13 +241,7 @@ async fn watch_from_a_resource_version_sends_only_later_changes_in_order() {
         .create(&PostParams::default(), &node("before", json!({})))
         .await
         .expect("create");
-    let rv = nodes
-        .list(&ListParams::default())
-        .await
-        .expect("list")
-        .metadata
-        .resource_version
-        .expect("rv");
+    let rv = list_version(&nodes).await;
     let mut stream = nodes
         .watch(&WatchParams::default().timeout(10), &rv)
         .await
@@ -467,13 +461,7 @@ async fn streaming_lists_end_with_the_initial_events_bookmark_and_idle_watches_g
         "{}",
         watch.query
     );
-    let rv = nodes
-        .list(&ListParams::default())
-        .await
-        .expect("list")
-        .metadata
-        .resource_version
-        .expect("rv");
+    let rv = list_version(&nodes).await;
     let mut raw = nodes
         .watch(&WatchParams::default().timeout(5), &rv)
         .await
@@ -600,13 +588,7 @@ async fn a_label_watch_sees_an_object_leave_its_selection_as_deleted() {
         .create(&PostParams::default(), &node("n1", json!({"pool": "a"})))
         .await
         .expect("create");
-    let rv = nodes
-        .list(&ListParams::default())
-        .await
-        .expect("list")
-        .metadata
-        .resource_version
-        .expect("rv");
+    let rv = list_version(&nodes).await;
     let mut stream = nodes
         .watch(&WatchParams::default().labels("pool=a").timeout(5), &rv)
         .await
@@ -811,13 +793,7 @@ async fn a_list_at_an_exact_version_shows_that_state_and_a_future_one_is_a_504()
             .await
             .expect("create");
     }
-    let then = nodes
-        .list(&ListParams::default())
-        .await
-        .expect("list")
-        .metadata
-        .resource_version
-        .expect("a list resourceVersion");
+    let then = list_version(&nodes).await;
     nodes
         .delete("n1", &DeleteParams::default())
         .await
@@ -912,13 +888,9 @@ async fn a_streaming_list_from_a_future_version_waits_for_it_or_fails_with_too_l
         .create(&PostParams::default(), &node("n0", json!({})))
         .await
         .expect("create n0");
-    let now: u64 = nodes
-        .list(&ListParams::default())
+    let now: u64 = list_version(&nodes)
         .await
-        .expect("list")
-        .metadata
-        .resource_version
-        .and_then(|rv| rv.parse().ok())
+        .parse()
         .expect("a numeric list resourceVersion");
     let streaming = |rv: u64| {
         format!(
@@ -960,4 +932,15 @@ async fn a_streaming_list_from_a_future_version_waits_for_it_or_fails_with_too_l
 
 async fn reqwest_like_get_owned(url: String) -> String {
     reqwest_like_get(&url).await
+}
+
+/// The resourceVersion of a list of all nodes: where a test's watch or exact read starts.
+async fn list_version(nodes: &Api<Node>) -> String {
+    nodes
+        .list(&ListParams::default())
+        .await
+        .expect("list")
+        .metadata
+        .resource_version
+        .expect("a list resourceVersion")
 }
