@@ -111,6 +111,22 @@ test("a kubectl taint turns a cell excluded without a reload, and the explanatio
   expect(errors).toEqual([]);
 });
 
+test("a label added with kubectl shows on the open node page, and goes when removed", async ({ page }) => {
+  // A label no DaemonSet selects changes no cell: the page's labels section re-reads on its own.
+  test.setTimeout(60_000);
+  const errors: string[] = [];
+  page.on("pageerror", (err) => errors.push(err.message));
+  await page.goto(DASH + "/node/worker-4");
+  await expect(page.locator("[data-hydrated]").first()).toHaveAttribute("data-hydrated", "true");
+  const label = page.getByTestId("node-labels").locator('tr[data-label="example.com/e2e-team"]');
+  await expect(label).toHaveCount(0);
+  await kubectl("label", "nodes", "worker-4", "example.com/e2e-team=storage");
+  await expect(label.locator(".label-value")).toHaveText("storage", { timeout: 25_000 });
+  await kubectl("label", "nodes", "worker-4", "example.com/e2e-team-");
+  await expect(label).toHaveCount(0, { timeout: 25_000 });
+  expect(errors).toEqual([]);
+});
+
 test("a node created with kubectl appears as a new row and gets its daemon pods", async ({ page }) => {
   const errors: string[] = [];
   await openMatrix(page, errors);

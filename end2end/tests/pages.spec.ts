@@ -53,6 +53,11 @@ test.describe("node page", () => {
     await expect(page.locator('[data-badge="taint"]')).toContainText("node-role.kubernetes.io/control-plane");
     const e = await matrix.explain("cp-1", "kube-system/log-collector");
     await expect(matrix.failingReasons(e)).toContainText(["node-role.kubernetes.io/control-plane"]);
+    // Every label in full, not the shortened few of the matrix row.
+    const labels = page.getByTestId("node-labels");
+    await expect(labels.locator("tr[data-label]")).toHaveCount(7);
+    await expect(labels.locator('tr[data-label="node.kubernetes.io/instance-type"] .label-value')).toHaveText("m6i.large");
+    await expect(labels.locator('tr[data-label="node-role.kubernetes.io/control-plane"] .label-value')).toHaveText("");
     await matrix.screenshot("node-cp-1");
   });
 

@@ -50,13 +50,7 @@ pub fn RecentEvents(
     name: String,
     #[prop(into)] refresh: Signal<u64>,
 ) -> impl IntoView {
-    let poll = RwSignal::new(0u64);
-    // Effects run only in the browser, where the interval lives as long as the component.
-    Effect::new(move |_| {
-        if let Ok(handle) = set_interval_with_handle(move || poll.update(|t| *t += 1), POLL) {
-            on_cleanup(move || handle.clear());
-        }
-    });
+    let poll = super::poll::poll_tick(POLL);
     let events = Resource::new(
         move || (name.clone(), refresh.get(), poll.get()),
         move |(name, _, _)| get_events(page.to_string(), name),

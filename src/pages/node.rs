@@ -7,6 +7,7 @@ use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
 use crate::components::explanation::ExplanationPanel;
 use crate::components::node_badges::NodeBadges;
+use crate::components::node_labels::NodeLabels;
 use crate::components::state_look::state_label;
 use crate::domain::coverage::CellState;
 use crate::domain::view::{MatrixSnapshot, NodeRow, ResourceHealth};
@@ -197,6 +198,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
+            <NodeLabels name=name.clone() refresh=events_tick/>
             <RecentEvents page="node" name=name.clone() refresh=events_tick/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>

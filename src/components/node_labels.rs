@@ -1,0 +1,88 @@
+//! "Labels" on the node page: every label of the node, key and value in full.
+//!
+//! Why: nodeSelector and node affinity decide placement on labels (§a.2 steps 2–3), and the
+//! matrix row shows only a few of them, shortened. A user checking why a DaemonSet skips a
+//! node, or which label a suggested fix would add, needs the whole set. Labels are cluster
+//! text and are rendered as text nodes only.
+
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// How often an open node page re-reads the labels: a label that no rule reads changes no
+/// cell, so no live delta brings it.
+const POLL: Duration = Duration::from_secs(10);
+
+/// The labels of one node, sorted by key; `None` when the node is not known.
+#[server(endpoint = "node_labels")]
+pub async fn get_node_labels(name: String) -> Result<Option<Vec<(String, String)>>, ServerFnError> {
+    let live = use_context::<crate::web::AppState>()
+        .map(|state| state.live)
+        .ok_or_else(|| ServerFnError::new("the dashboard's cluster state is not available"))?;
+    Ok(live.read(|s| {
+        s.node(&name).map(|n| {
+            n.labels
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+    }))
+}
+
+/// The label table; `refresh` changes when the node's row or cells changed (re-read then,
+/// and every `POLL`).
+#[component]
+pub fn NodeLabels(name: String, #[prop(into)] refresh: Signal<u64>) -> impl IntoView {
+    let poll = super::poll::poll_tick(POLL);
+    let labels = Resource::new(
+        move || (name.clone(), refresh.get(), poll.get()),
+        move |(name, _, _)| get_node_labels(name),
+    );
+    view! {
+        <section class="node-labels" data-testid="node-labels">
+            <h2>"Labels"</h2>
+            <Transition fallback=|| view! { <p class="events-none">"Loading labels…"</p> }>
+                {move || Suspend::new(async move {
+                    match labels.await {
+                        Ok(Some(rows)) if rows.is_empty() => {
+                            view! { <p class="events-none">"This node has no labels."</p> }.into_any()
+                        }
+                        Ok(Some(rows)) => view! { <LabelTable rows=rows/> }.into_any(),
+                        Ok(None) => view! { <p class="events-none">"The node is gone."</p> }.into_any(),
+                        Err(e) => {
+                            view! { <p class="events-none">"Labels are not available: "{e.to_string()}</p> }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn LabelTable(rows: Vec<(String, String)>) -> impl IntoView {
+    view! {
+        <table class="labels-table">
+            <thead>
+                <tr>
+                    <th>"key"</th>
+                    <th>"value"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let attr = key.clone();
+                        view! {
+                            <tr data-label=attr>
+                                <td class="label-key"><code>{key}</code></td>
+                                <td class="label-value"><code>{value}</code></td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}
