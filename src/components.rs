@@ -1,5 +1,5 @@
-//! Presentational components: data arrives as props; only the sections that show optional,
-//! separately kept data (recent events, a node's labels) call their own server functions.
+//! Presentational components: data arrives as props, except for the page sections that load
+//! optional data on their own (recent events, a node's labels) through a server function.
 pub mod banner;
 pub mod cell;
 pub mod events;

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 /// The live state from the request context (provided by `leptos_routes_with_context`).
 #[cfg(feature = "ssr")]
-fn live() -> Result<std::sync::Arc<crate::cluster::Live>, ServerFnError> {
+pub(crate) fn live() -> Result<std::sync::Arc<crate::cluster::Live>, ServerFnError> {
     use_context::<crate::web::AppState>()
         .map(|state| state.live)
         .ok_or_else(|| ServerFnError::new("the dashboard's cluster state is not available"))
@@ -42,4 +42,11 @@ pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, ServerF
     live()?
         .detail(&daemonset)
         .map_err(|err| ServerFnError::new(err.to_string()))
+}
+
+/// Every label of one node, sorted by key; `None` when the node is not known. The node page
+/// shows them in full, since the matrix row carries only a few, shortened.
+#[server(endpoint = "node_labels")]
+pub async fn get_node_labels(name: String) -> Result<Option<Vec<(String, String)>>, ServerFnError> {
+    Ok(live()?.node_labels(&name))
 }

@@ -119,6 +119,18 @@ impl Live {
         self.events().replace(events);
     }
 
+    /// Every label of one node, sorted by key (the node page); `None` for an unknown node.
+    pub fn node_labels(&self, name: &str) -> Option<Vec<(String, String)>> {
+        self.read(|s| {
+            s.node(name).map(|n| {
+                n.labels
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+        })
+    }
+
     /// The recent events of one page, newest first.
     pub fn events_of(&self, page: &Page) -> Vec<crate::domain::view::EventRow> {
         self.events().of(page)

@@ -19,9 +19,7 @@ const POLL: Duration = Duration::from_secs(10);
 #[server(endpoint = "events")]
 pub async fn get_events(page: String, name: String) -> Result<Vec<EventRow>, ServerFnError> {
     use crate::cluster::events::Page;
-    let live = use_context::<crate::web::AppState>()
-        .map(|state| state.live)
-        .ok_or_else(|| ServerFnError::new("the dashboard's cluster state is not available"))?;
+    let live = crate::server_fns::live()?;
     let page = match page.as_str() {
         "daemonset" => Page::DaemonSet(name),
         "node" => Page::Node(name),
@@ -58,16 +56,16 @@ pub fn RecentEvents(
     view! {
         <section class="events" data-testid="events">
             <h2>"Recent events"</h2>
-            <Transition fallback=|| view! { <p class="events-none">"Loading events…"</p> }>
+            <Transition fallback=|| view! { <p class="section-note">"Loading events…"</p> }>
                 {move || Suspend::new(async move {
                     match events.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="events-none">"No recent events."</p> }.into_any()
+                            view! { <p class="section-note">"No recent events."</p> }.into_any()
                         }
                         Ok(rows) => view! { <EventTable rows=rows/> }.into_any(),
                         Err(e) => {
                             view! {
-                                <p class="events-none">"Events are not available: "{e.to_string()}</p>
+                                <p class="section-note">"Events are not available: "{e.to_string()}</p>
                             }
                                 .into_any()
                         }

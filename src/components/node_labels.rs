@@ -1,32 +1,17 @@
 //! "Labels" on the node page: every label of the node, key and value in full.
 //!
-//! Why: nodeSelector and node affinity decide placement on labels (§a.2 steps 2–3), and the
+//! Why: nodeSelector and node affinity decide placement on labels (§a.2 step 2), and the
 //! matrix row shows only a few of them, shortened. A user checking why a DaemonSet skips a
 //! node, or which label a suggested fix would add, needs the whole set. Labels are cluster
 //! text and are rendered as text nodes only.
 
+use crate::server_fns::get_node_labels;
 use leptos::prelude::*;
 use std::time::Duration;
 
 /// How often an open node page re-reads the labels: a label that no rule reads changes no
 /// cell, so no live delta brings it.
 const POLL: Duration = Duration::from_secs(10);
-
-/// The labels of one node, sorted by key; `None` when the node is not known.
-#[server(endpoint = "node_labels")]
-pub async fn get_node_labels(name: String) -> Result<Option<Vec<(String, String)>>, ServerFnError> {
-    let live = use_context::<crate::web::AppState>()
-        .map(|state| state.live)
-        .ok_or_else(|| ServerFnError::new("the dashboard's cluster state is not available"))?;
-    Ok(live.read(|s| {
-        s.node(&name).map(|n| {
-            n.labels
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        })
-    }))
-}
 
 /// The label table; `refresh` changes when the node's row or cells changed (re-read then,
 /// and every `POLL`).
@@ -40,16 +25,16 @@ pub fn NodeLabels(name: String, #[prop(into)] refresh: Signal<u64>) -> impl Into
     view! {
         <section class="node-labels" data-testid="node-labels">
             <h2>"Labels"</h2>
-            <Transition fallback=|| view! { <p class="events-none">"Loading labels…"</p> }>
+            <Transition fallback=|| view! { <p class="section-note">"Loading labels…"</p> }>
                 {move || Suspend::new(async move {
                     match labels.await {
                         Ok(Some(rows)) if rows.is_empty() => {
-                            view! { <p class="events-none">"This node has no labels."</p> }.into_any()
+                            view! { <p class="section-note">"This node has no labels."</p> }.into_any()
                         }
                         Ok(Some(rows)) => view! { <LabelTable rows=rows/> }.into_any(),
-                        Ok(None) => view! { <p class="events-none">"The node is gone."</p> }.into_any(),
+                        Ok(None) => view! { <p class="section-note">"The node is gone."</p> }.into_any(),
                         Err(e) => {
-                            view! { <p class="events-none">"Labels are not available: "{e.to_string()}</p> }
+                            view! { <p class="section-note">"Labels are not available: "{e.to_string()}</p> }
                                 .into_any()
                         }
                     }
