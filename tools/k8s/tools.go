@@ -1,0 +1,11 @@
+//go:build tools
+
+// Package tools pins the control-plane commands this module builds, so `go mod tidy` keeps
+// every module they need in go.sum.
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+)
