@@ -54,10 +54,12 @@ impl Controllers {
     }
 }
 
-/// Starts the DaemonSet controller, the kubelet stand-in and the scheduled updates over
+/// Starts the DaemonSet controller, the kubelet stand-in, the taint-eviction and node lifecycle
+/// controllers and the scheduled updates over
 /// `store`, on `clock` (create the store with `clock.now_fn()` so timestamps agree).
 pub fn spawn(store: Store, settings: SimulationSettings, clock: SimClock) -> Controllers {
     let settings = Arc::new(settings);
+    super::node_lifecycle::resync(&store, &clock);
     let (tx, rx) = watch::channel(false);
     let handles = vec![
         tokio::spawn(run_daemonset_controller(
@@ -68,6 +70,7 @@ pub fn spawn(store: Store, settings: SimulationSettings, clock: SimClock) -> Con
         )),
         super::kubelet::spawn(store.clone(), clock, settings.clone(), rx.clone()),
         super::taint_eviction::spawn(store.clone(), clock, rx.clone()),
+        super::node_lifecycle::spawn(store.clone(), clock, rx.clone()),
         tokio::spawn(run_updates(store, clock, settings.updates.clone(), rx)),
     ];
     Controllers {

@@ -159,14 +159,16 @@ EOF
   start_apiserver
   wait_ok kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz"
 
-  # Controllers: exactly the ones a DaemonSet's life depends on. Short node-monitor periods so a
-  # node without heartbeats turns NotReady in seconds, not minutes.
+  # Controllers: exactly the ones a DaemonSet's life depends on. The node-monitor grace period
+  # is long: a node kwok leaves alone (label daemonscope.dev/no-kubelet) keeps the status it was
+  # created with (a kubelet reporting Ready=False) instead of turning Unknown/unreachable, and a
+  # busy 2-core machine cannot make kwok's leases look late.
   spawn kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
     --authorization-kubeconfig="$DIR/kubeconfig" \
     --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false \
     --controllers=daemonset-controller,garbage-collector-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller \
-    --node-monitor-period=1s --node-monitor-grace-period=10s \
+    --node-monitor-period=1s --node-monitor-grace-period=1h \
     --service-account-private-key-file="$DIR/pki/sa.key" --root-ca-file="$DIR/pki/ca.crt" \
     --concurrent-daemonset-syncs=4
   spawn kube-scheduler "$BIN/kube-scheduler" \

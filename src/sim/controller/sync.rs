@@ -275,18 +275,21 @@ impl Syncer {
         requeue: &mut Requeue,
     ) {
         let clamp = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
+        // apps/v1 DaemonSetStatus marks these `omitempty`: kube-apiserver sends no field for a
+        // zero (found by the differential tests: `numberUnavailable: 0` never comes from it).
+        let omit_zero = |n: i64| Some(clamp(n)).filter(|&n| n != 0);
         let old = ds.status.clone().unwrap_or_default();
         let status = DaemonSetStatus {
             collision_count,
             conditions: old.conditions.clone(),
             current_number_scheduled: clamp(s.current_number_scheduled),
             desired_number_scheduled: clamp(s.desired_number_scheduled),
-            number_available: Some(clamp(s.number_available)),
+            number_available: omit_zero(s.number_available),
             number_misscheduled: clamp(s.number_misscheduled),
             number_ready: clamp(s.number_ready),
-            number_unavailable: Some(clamp(s.number_unavailable)),
+            number_unavailable: omit_zero(s.number_unavailable),
             observed_generation: ds.metadata.generation,
-            updated_number_scheduled: Some(clamp(s.updated_number_scheduled)),
+            updated_number_scheduled: omit_zero(s.updated_number_scheduled),
         };
         if ds.status.as_ref() == Some(&status) {
             return;

