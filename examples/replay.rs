@@ -5,6 +5,7 @@
 //!
 //!   cargo run --features ssr --example replay -- --kubeconfig K (--scenario FILE | --generate SPEC)
 //!   ... --failing-images   print the crash-looping images (for KWOK_FAILING_IMAGES) and exit
+//!   ... --sim-scenario     print the same objects as a `daemonscope sim` scenario and exit
 
 use anyhow::Context;
 use clap::Parser;
@@ -26,6 +27,9 @@ struct Args {
     /// Print the images whose pods crash-loop, space separated, and create nothing.
     #[arg(long)]
     failing_images: bool,
+    /// Print the same objects as a scenario for `daemonscope sim`, and create nothing.
+    #[arg(long)]
+    sim_scenario: bool,
 }
 
 #[tokio::main]
@@ -35,6 +39,10 @@ async fn main() -> anyhow::Result<()> {
     let loaded =
         scenario::load(&source).with_context(|| format!("loading {}", source.describe()))?;
     let replay = prepare(&loaded);
+    if args.sim_scenario {
+        print!("{}", replay.to_sim_scenario()?);
+        return Ok(());
+    }
     if args.failing_images {
         println!("{}", replay.failing_images.join(" "));
         return Ok(());

@@ -370,3 +370,224 @@ async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_cluster_and_the_same_changes_agree_with_kubernetes() {
+    let pair = load_both(demo(), |_| {}).await;
+    compare(&pair, "demo scenario").await;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Each change as kubectl sends it, then the whole comparison again.
+    let changes: Vec<(&str, Vec<String>)> = vec![
+        // §a.2 step 3: an untolerated NoSchedule taint keeps existing pods (shouldContinueRunning).
+        (
+            "NoSchedule taint",
+            args("taint nodes worker-2 example.com/maintenance=true:NoSchedule"),
+        ),
+        // §a.2 step 3: an untolerated NoExecute taint deletes them (shouldContinueRunning false).
+        (
+            "NoExecute taint",
+            args("taint nodes worker-3 example.com/evict=true:NoExecute"),
+        ),
+        // §a.2 step 3: PreferNoSchedule does not count.
+        (
+            "PreferNoSchedule taint",
+            args("taint nodes worker-4 example.com/soft=true:PreferNoSchedule"),
+        ),
+        // §a.2 step 2: nodeSelector workload-type: gpu now matches.
+        ("label", args("label nodes worker-5 workload-type=gpu")),
+        // §b: unschedulable:NoSchedule is tolerated by every daemon pod.
+        ("cordon", args("cordon worker-1")),
+        (
+            "taint removed",
+            args("taint nodes worker-2 example.com/maintenance-"),
+        ),
+        ("uncordon", args("uncordon worker-1")),
+        ("node deleted", args("delete node worker-4")),
+    ];
+    for (what, change) in &changes {
+        let change: Vec<&str> = change.iter().map(String::as_str).collect();
+        both(&pair, &change);
+        if *what == "node deleted" {
+            // The DaemonSet controller ignores node deletions; the pod GC removes the node's
+            // pods (after a 40 s quarantine in kube-controller-manager) and that syncs them.
+            pods_gone_from(&pair, "worker-4").await;
+        }
+        compare(
+            &pair,
+            &format!("demo after {what} (kubectl {})", change.join(" ")),
+        )
+        .await;
+    }
+    let node = write_temp(
+        dir.path(),
+        "worker-7.json",
+        r#"{"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "worker-7", "labels": {"kubernetes.io/hostname": "worker-7",
+              "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}"#,
+    );
+    both(&pair, &["apply", "-f", &node]);
+    compare(&pair, "demo after node added").await;
+}
+
+/// Waits until neither side has a pod bound to `node` (at most 120 s).
+async fn pods_gone_from(pair: &Pair, node: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for side in [&pair.sim, &pair.real] {
+        loop {
+            let out = side.kubectl(&[
+                "get",
+                "pods",
+                "-A",
+                "--no-headers",
+                "--field-selector",
+                &format!("spec.nodeName={node}"),
+            ]);
+            if out.trim().is_empty() {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}: pods still bound to deleted node {node}:\n{out}",
+                side.name
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+}
+
+fn args(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+/// Eight Ready workers and one DaemonSet, for rollouts whose budget can be measured.
+const ROLLOUT_SCENARIO: &str = r#"
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: 'agent:1'}]}
+"#;
+
+fn rollout_scenario() -> Scenario {
+    let mut text = String::from(ROLLOUT_SCENARIO);
+    for i in 1..=8 {
+        text.push_str(&format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata: {{name: w{i}, labels: {{kubernetes.io/hostname: w{i}}}}}\nstatus: {{conditions: [{{type: Ready, status: 'True'}}]}}\n"
+        ));
+    }
+    scenario::parse_str(&text, "rollout scenario").expect("rollout scenario parses")
+}
+
+/// The most pods the DaemonSet had unavailable, and the most nodes with two pods (surge), seen
+/// on one side until both sides settle.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Peak {
+    unavailable: i64,
+    surge: usize,
+}
+
+fn sample(snapshot: &MatrixSnapshot, peak: &mut Peak) {
+    use daemonscope::domain::coverage::CellState;
+    if let Some((index, ds)) = snapshot.daemonsets.iter().enumerate().next() {
+        peak.unavailable = peak.unavailable.max(ds.desired - ds.available);
+        let surging = snapshot
+            .nodes
+            .iter()
+            .filter(|n| n.cells.get(index) == Some(&CellState::Surge))
+            .count();
+        peak.surge = peak.surge.max(surging);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollouts_stay_within_the_same_budget_as_kubernetes() {
+    let pair = load_both(rollout_scenario(), |_| {}).await;
+    compare(&pair, "rollout scenario").await;
+    // (strategy patch, image, most unavailable allowed, most surge pods allowed): §d.1, §d.2.
+    let budgets = [
+        (
+            r#"{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1,"maxSurge":0}}}}"#,
+            "agent:2",
+            1,
+            0,
+        ),
+        (
+            r#"{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":0}}}}"#,
+            "agent:3",
+            2,
+            0,
+        ),
+        (
+            r#"{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0,"maxSurge":1}}}}"#,
+            "agent:4",
+            0,
+            1,
+        ),
+    ];
+    for (patch, image, max_unavailable, max_surge) in budgets {
+        both(
+            &pair,
+            &[
+                "patch",
+                "ds",
+                "agent",
+                "-n",
+                "kube-system",
+                "--type",
+                "merge",
+                "-p",
+                patch,
+            ],
+        );
+        both(
+            &pair,
+            &[
+                "set",
+                "image",
+                "ds/agent",
+                "-n",
+                "kube-system",
+                &format!("agent={image}"),
+            ],
+        );
+        let (mut sim, mut real) = (Peak::default(), Peak::default());
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let (s, r) = (pair.sim.live.snapshot(), pair.real.live.snapshot());
+            sample(&s, &mut sim);
+            sample(&r, &mut real);
+            let done = |m: &MatrixSnapshot| {
+                m.daemonsets.first().is_some_and(|d| {
+                    d.rollout_done && d.updated == d.desired && d.available == d.desired
+                })
+            };
+            if done(&s) && done(&r) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{image}: rollout did not finish in 90 s (sim {sim:?}, kubernetes {real:?})"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        eprintln!("{image}: peak sim {sim:?}, kubernetes {real:?}");
+        for (side, peak) in [("sim", sim), ("kubernetes", real)] {
+            assert!(
+                peak.unavailable <= max_unavailable && peak.surge <= max_surge,
+                "{image} on {side}: peak {peak:?} exceeds maxUnavailable {max_unavailable} / maxSurge {max_surge}"
+            );
+        }
+        // The rollout really went through the budget on both sides (not a vacuous pass).
+        for (side, peak) in [("sim", sim), ("kubernetes", real)] {
+            assert!(
+                peak.unavailable > 0 || peak.surge > 0,
+                "{image} on {side}: no pod was ever replaced ({peak:?})"
+            );
+        }
+        compare(&pair, &format!("after the {image} rollout")).await;
+    }
+}

@@ -10,11 +10,13 @@ mod claim;
 #[cfg(test)]
 mod convergence_tests;
 mod manage;
+mod node_events;
 mod rolling;
 mod sync;
 
 pub use claim::{claim, label_selector_matches, Claim, LabelSelectorFacts};
 pub use manage::{manage_node, NodeActions};
+pub use node_events::{node_change_syncs, node_update_matters};
 pub use rolling::{rolling_update_pass, rolling_update_plan, RollingPass, RollingPlan};
 pub use sync::{
     failed_pod_message, failed_pods_backoff_key, slow_start_batches, succeeded_pod_message,
@@ -36,6 +38,14 @@ pub const RULES: &[(&str, &str)] = &[
         "§f (metav1.LabelSelectorAsSelector, Matches)",
     ),
     ("manage_node", "§a.7 (DC podsShouldBeOnNode)"),
+    (
+        "node_change_syncs",
+        "§a.2 step 3, §c (DC syncNodeUpdate, v1.37)",
+    ),
+    (
+        "node_update_matters",
+        "§c (DC shouldIgnoreNodeUpdate, v1.37)",
+    ),
     (
         "rolling_update_pass",
         "§d.3 (UPD rollingUpdate, findUpdatedPodsOnNode)",

@@ -217,7 +217,13 @@ fn route(
     }
     match cache.apply(event) {
         Touched::Nothing => {}
-        Touched::Node => queue.dirty.extend(owners.values().cloned()),
+        Touched::Node(node) => {
+            for (uid, key) in owners.iter() {
+                if node_change_syncs_daemonset(cache, store, uid, key, &node) {
+                    queue.dirty.insert(key.clone());
+                }
+            }
+        }
         Touched::Owner(uid) => {
             if let Some(key) = owners.get(&uid) {
                 queue.dirty.insert(key.clone());
@@ -234,6 +240,33 @@ fn route(
             }
         }
     }
+}
+
+/// DC `syncNodeUpdate`: whether a node's addition or label/taint change makes the controller
+/// sync this DaemonSet (§a.2 step 3, §c). A DaemonSet that cannot be read is synced.
+fn node_change_syncs_daemonset(
+    cache: &Cache,
+    store: &Store,
+    uid: &str,
+    (namespace, name): &Key,
+    node: &str,
+) -> bool {
+    let Some(facts) = cache.nodes.get(node) else {
+        return false;
+    };
+    let Some(ds) = store.get::<DaemonSet>(Some(namespace), name) else {
+        return true;
+    };
+    let Ok(ds_facts) = crate::cluster::convert::daemonset_facts(&ds) else {
+        return true;
+    };
+    let verdict = crate::domain::scheduling::DaemonPod::new(&ds_facts.template).verdict(facts);
+    let scheduled = cache.pods.has_bound_pod_on(uid, node);
+    let misscheduled = ds
+        .status
+        .as_ref()
+        .map_or(0, |s| i64::from(s.number_misscheduled));
+    crate::domain::controller::node_change_syncs(verdict, scheduled, misscheduled)
 }
 
 /// Applies the scenario's scheduled `kubectl set image`s at their simulated times.

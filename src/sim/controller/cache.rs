@@ -37,8 +37,9 @@ pub struct PodCache {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Touched {
     Nothing,
-    /// A node changed: every DaemonSet may be affected.
-    Node,
+    /// A node was added, or its labels or taints changed (DC `addNode`, `updateNode`): the
+    /// controller asks each DaemonSet whether it must sync (`syncNodeUpdate`).
+    Node(String),
     /// A pod owned by this DaemonSet uid changed.
     Owner(String),
     /// A DaemonSet changed.
@@ -55,6 +56,15 @@ impl PodCache {
             .get(owner_uid)
             .map(|m| m.values().map(|c| c.facts.clone()).collect())
             .unwrap_or_default()
+    }
+
+    /// Whether the DaemonSet `owner_uid` has a pod bound (`spec.nodeName`) to `node`, as the
+    /// controller's pod-by-node index answers it.
+    pub fn has_bound_pod_on(&self, owner_uid: &str, node: &str) -> bool {
+        self.by_owner.get(owner_uid).is_some_and(|m| {
+            m.values()
+                .any(|c| c.facts.bound && c.facts.node_name.as_deref() == Some(node))
+        })
     }
 
     /// Records a pod as read at `rv` unless a newer version is already cached.
@@ -128,15 +138,26 @@ impl Cache {
         match event.kind() {
             Kind::Node => {
                 if event.event_type == EventType::Deleted {
+                    // The real controller's node informer has no delete handler: the pods'
+                    // removal (pod GC) is what syncs their DaemonSets.
                     self.nodes.remove(event.name());
-                } else if let Ok(node) = event.decode::<Node>() {
-                    let facts = node_facts(&node);
-                    if self.nodes.get(&facts.name) == Some(&facts) {
-                        return Touched::Nothing;
-                    }
-                    self.nodes.insert(facts.name.clone(), facts);
+                    return Touched::Nothing;
                 }
-                Touched::Node
+                let Ok(node) = event.decode::<Node>() else {
+                    return Touched::Nothing;
+                };
+                let facts = node_facts(&node);
+                let name = facts.name.clone();
+                let matters = match self.nodes.get(&name) {
+                    None => true,
+                    Some(old) => crate::domain::controller::node_update_matters(old, &facts),
+                };
+                self.nodes.insert(name.clone(), facts);
+                if matters {
+                    Touched::Node(name)
+                } else {
+                    Touched::Nothing
+                }
             }
             Kind::Pod => {
                 // Skip, without decoding, a change the cache already holds (its own writes).
