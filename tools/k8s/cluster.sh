@@ -170,11 +170,12 @@ EOF
     --controllers=daemonset-controller,garbage-collector-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller \
     --node-monitor-period=1s --node-monitor-grace-period=1h \
     --service-account-private-key-file="$DIR/pki/sa.key" --root-ca-file="$DIR/pki/ca.crt" \
-    --concurrent-daemonset-syncs=4
+    --concurrent-daemonset-syncs=4 --kube-api-qps=500 --kube-api-burst=1000
   spawn kube-scheduler "$BIN/kube-scheduler" \
     --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
     --authorization-kubeconfig="$DIR/kubeconfig" \
-    --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false
+    --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false \
+    --kube-api-qps=500 --kube-api-burst=1000
   kwok_stages >"$DIR/kwok.yaml"
   # kwok: nodes without the label daemonscope.dev/no-kubelet get leases and Ready status; every
   # bound pod on them turns Running and Ready.
