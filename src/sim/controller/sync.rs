@@ -50,6 +50,13 @@ pub struct Syncer {
     failed_backoff: HashMap<(String, i64, String), (Duration, Duration)>,
 }
 
+/// An `omitempty` int32 of apps/v1 DaemonSetStatus (`updatedNumberScheduled`,
+/// `numberAvailable`, `numberUnavailable`): kube-apiserver sends no field for zero. Found by
+/// the differential tests (`numberUnavailable: 0` never comes from Kubernetes v1.37.2).
+fn omitempty_count(n: i64) -> Option<i32> {
+    Some(i32::try_from(n).unwrap_or(i32::MAX)).filter(|&n| n != 0)
+}
+
 impl Syncer {
     /// A syncer writing to `store`; the seed fixes the node order for reproducible runs.
     pub fn new(
@@ -275,21 +282,18 @@ impl Syncer {
         requeue: &mut Requeue,
     ) {
         let clamp = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
-        // apps/v1 DaemonSetStatus marks these `omitempty`: kube-apiserver sends no field for a
-        // zero (found by the differential tests: `numberUnavailable: 0` never comes from it).
-        let omit_zero = |n: i64| Some(clamp(n)).filter(|&n| n != 0);
         let old = ds.status.clone().unwrap_or_default();
         let status = DaemonSetStatus {
             collision_count,
             conditions: old.conditions.clone(),
             current_number_scheduled: clamp(s.current_number_scheduled),
             desired_number_scheduled: clamp(s.desired_number_scheduled),
-            number_available: omit_zero(s.number_available),
+            number_available: omitempty_count(s.number_available),
             number_misscheduled: clamp(s.number_misscheduled),
             number_ready: clamp(s.number_ready),
-            number_unavailable: omit_zero(s.number_unavailable),
+            number_unavailable: omitempty_count(s.number_unavailable),
             observed_generation: ds.metadata.generation,
-            updated_number_scheduled: omit_zero(s.updated_number_scheduled),
+            updated_number_scheduled: omitempty_count(s.updated_number_scheduled),
         };
         if ds.status.as_ref() == Some(&status) {
             return;
@@ -299,5 +303,18 @@ impl Syncer {
             tracing::debug!(error = %e, "status write failed; retrying");
             requeue.at_most(Duration::from_millis(100));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::omitempty_count;
+
+    #[test]
+    fn zero_counts_are_left_out_as_go_omitempty_does() {
+        // k8s.io/api apps/v1 types.go: `json:"numberUnavailable,omitempty"` and its siblings.
+        assert_eq!(omitempty_count(0), None);
+        assert_eq!(omitempty_count(3), Some(3));
+        assert_eq!(omitempty_count(i64::MAX), Some(i32::MAX));
     }
 }
