@@ -22,9 +22,13 @@ pub fn node_update_matters(old: &NodeFacts, new: &NodeFacts) -> bool {
 /// `scheduled`: the DaemonSet has a pod bound to this node (`spec.nodeName`, any phase).
 pub fn node_change_syncs(verdict: (bool, bool), scheduled: bool, status_misscheduled: i64) -> bool {
     let (should_run, should_continue_running) = verdict;
-    (should_run && !scheduled)
-        || (!should_continue_running && scheduled)
-        || (scheduled && status_misscheduled > 0)
+    // The Go condition `(shouldRun && !scheduled) || (!shouldContinueRunning && scheduled) ||
+    // (scheduled && NumberMisscheduled > 0)`, split on `scheduled`.
+    if scheduled {
+        !should_continue_running || status_misscheduled > 0
+    } else {
+        should_run
+    }
 }
 
 #[cfg(test)]
