@@ -92,7 +92,7 @@ build-wasm:
 	  $(FRONT)/wasm32-unknown-unknown/debug/daemonscope.wasm
 
 build-server:
-	cargo build --features ssr --bin daemonscope
+	cargo build --features ssr --bin daemonscope --example replay
 
 site:
 	@mkdir -p $(PKG)
