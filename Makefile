@@ -25,6 +25,7 @@ APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
 	@echo "make test   unit + integration tests, clippy, and the Playwright suite"
+	@echo "make test-k8s  only the suites against Kubernetes v1.37.2's own control plane (built by make k8s)"
 	@echo "make release / make wasm-size / make bench"
 
 ## ---- installation (idempotent; seconds when everything is present) ----
@@ -117,6 +118,12 @@ lint: fmt-check
 
 fmt-check:
 	cargo fmt --all -- --check
+
+# Only the suites that run against Kubernetes' own control plane (tools/k8s): differential
+# (sim vs kube-controller-manager), RBAC and audit, the live path; then the Playwright live specs.
+test-k8s: deps-kubectl k8s build
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test k8s_differential --test k8s_rbac --test live_k8s
+	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test live-kubectl
 
 test-e2e:
 	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test

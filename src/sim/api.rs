@@ -4,6 +4,7 @@
 //! Resource paths are parsed by hand (`/api/v1/namespaces/NS/pods/NAME/status`) rather than
 //! with route patterns, because Kubernetes paths are ambiguous by position
 //! (`namespaces/X/status` is a subresource, `namespaces/X/pods` a collection).
+mod admission;
 pub mod authz;
 mod discovery;
 pub mod events_v1;

@@ -95,7 +95,8 @@ pub fn create(
         parse_body(rp.kind, body)?
     };
     check_namespace(rp, &mut obj)?;
-    let obj = validate::normalize(rp.kind, &obj, strict(params))?;
+    let mut obj = validate::normalize(rp.kind, &obj, strict(params))?;
+    super::admission::admit_create(rp.kind, &mut obj);
     if params.dry_run {
         return Ok(json_response(StatusCode::CREATED, obj.to_string()));
     }
