@@ -4,127 +4,26 @@
 //! can cut, hold or redirect the dashboard's connections), starts the dashboard's watchers and
 //! waits until the dashboard's matrix equals the one the rules engine computes from the sim's
 //! own objects (`domain::coverage::build_snapshot` over `cluster::convert` of the store).
+//! The proxy, the dashboard, the matrix computation and the waits are `support/live.rs`,
+//! shared with `live_k8s.rs` (the same tests against Kubernetes' own control plane).
+
+#[path = "support/live.rs"]
+mod live;
 
 use daemonscope::cluster::connect;
-use daemonscope::cluster::Live;
-use daemonscope::domain::coverage::{build_snapshot, CellState};
+use daemonscope::domain::coverage::CellState;
 use daemonscope::domain::view::MatrixSnapshot;
 use daemonscope::sim::store::{Store, StoreSettings};
 use daemonscope::sim::{start_with, SimConfig, SimHandle};
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::{Node, Pod};
+use live::{until, Dashboard, Mode, Patience, TestResult};
 use serde_json::json;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
-use tokio::task::JoinSet;
-
-type TestResult = Result<(), Box<dyn std::error::Error>>;
-
-// ---- a proxy the test controls ------------------------------------------------------------
-
-/// Whether the proxy forwards, holds new connections, or refuses them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Forward,
-    Hold,
-    Refuse,
-}
-
-/// A TCP proxy in front of the sim: the dashboard only ever talks to it.
-struct Proxy {
-    addr: SocketAddr,
-    upstream: Arc<Mutex<SocketAddr>>,
-    mode: watch::Sender<Mode>,
-    connections: Arc<Mutex<JoinSet<()>>>,
-    _accept: tokio::task::JoinHandle<()>,
-}
-
-impl Proxy {
-    async fn start(upstream: SocketAddr) -> std::io::Result<Proxy> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let addr = listener.local_addr()?;
-        let upstream = Arc::new(Mutex::new(upstream));
-        let (mode, mode_rx) = watch::channel(Mode::Forward);
-        let connections = Arc::new(Mutex::new(JoinSet::new()));
-        let (up, conns) = (upstream.clone(), connections.clone());
-        let accept = tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                let mut mode_rx = mode_rx.clone();
-                let up = up.clone();
-                let task = async move {
-                    loop {
-                        let mode = *mode_rx.borrow_and_update();
-                        match mode {
-                            Mode::Forward => break,
-                            Mode::Refuse => return,
-                            Mode::Hold => {
-                                if mode_rx.changed().await.is_err() {
-                                    return;
-                                }
-                            }
-                        }
-                    }
-                    let target = *up.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Ok(mut outbound) = TcpStream::connect(target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-                    }
-                };
-                conns.lock().unwrap_or_else(|e| e.into_inner()).spawn(task);
-            }
-        });
-        Ok(Proxy {
-            addr,
-            upstream,
-            mode,
-            connections,
-            _accept: accept,
-        })
-    }
-
-    /// Drops every open connection (watches included) and applies `mode` to new ones.
-    fn cut(&self, mode: Mode) {
-        let _ = self.mode.send(mode);
-        self.connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .abort_all();
-    }
-
-    fn set_mode(&self, mode: Mode) {
-        let _ = self.mode.send(mode);
-    }
-
-    fn redirect(&self, upstream: SocketAddr) {
-        *self.upstream.lock().unwrap_or_else(|e| e.into_inner()) = upstream;
-    }
-}
 
 // ---- the dashboard under test -------------------------------------------------------------
 
-struct Dashboard {
-    live: Arc<Live>,
-    proxy: Proxy,
-    tasks: Vec<tokio::task::JoinHandle<()>>,
-}
-
-impl Drop for Dashboard {
-    fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
-        }
-    }
-}
-
 async fn dashboard(sim: &SimHandle) -> Result<Dashboard, Box<dyn std::error::Error>> {
-    let proxy = Proxy::start(sim.addr).await?;
-    let mut config = sim.kube_config();
-    config.cluster_url = format!("http://{}", proxy.addr).parse()?;
-    let conn = connect::from_config(config, "sim".into(), "tester".into())?;
-    let (live, tasks) = daemonscope::web::start_watching(&conn, &[]).await;
-    Ok(Dashboard { live, proxy, tasks })
+    Dashboard::start(sim.kube_config(), "sim", "tester").await
 }
 
 async fn sim(history_limit: Option<usize>) -> Result<SimHandle, Box<dyn std::error::Error>> {
@@ -138,79 +37,22 @@ async fn sim(history_limit: Option<usize>) -> Result<SimHandle, Box<dyn std::err
     Ok(start_with(config).await?)
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
 /// What the rules engine says the matrix is, from the sim's own objects.
 fn expected(store: &Store) -> MatrixSnapshot {
-    use daemonscope::cluster::convert::{daemonset_facts, node_facts, pod_facts};
-    let mut nodes: Vec<_> = store.list::<Node>(None).iter().map(node_facts).collect();
-    nodes.sort_by(|a, b| a.name.cmp(&b.name));
-    let revisions = store.list::<ControllerRevision>(None);
-    let mut daemonsets: Vec<_> = store
-        .list::<DaemonSet>(None)
-        .iter()
-        .filter_map(|d| daemonset_facts(d).ok())
-        .map(|mut ds| {
-            // §d.4: the current revision is the owned ControllerRevision with the highest number.
-            let current = revisions
-                .iter()
-                .filter(|r| {
-                    r.metadata
-                        .owner_references
-                        .iter()
-                        .flatten()
-                        .any(|o| o.uid == ds.uid && o.controller == Some(true))
-                })
-                .max_by_key(|r| r.revision.unwrap_or_default());
-            if let Some(hash) = current.and_then(|r| {
-                r.metadata
-                    .labels
-                    .as_ref()?
-                    .get("controller-revision-hash")
-                    .cloned()
-            }) {
-                ds.current_revision_hash = hash;
-            }
-            ds
-        })
-        .collect();
-    daemonsets.sort_by_key(|d| d.key());
-    let pods: Vec<_> = store.list::<Pod>(None).iter().map(pod_facts).collect();
-    build_snapshot(&nodes, &daemonsets, &pods, now(), "")
+    live::expected_from(
+        &store.list::<Node>(None),
+        &store.list::<DaemonSet>(None),
+        &store.list::<ControllerRevision>(None),
+        &store.list::<Pod>(None),
+    )
 }
 
 /// Waits until the dashboard shows exactly what the rules engine computes from the sim.
 async fn converges(dash: &Dashboard, store: &Store, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let want = expected(store);
-        let got = dash.live.snapshot();
-        if got.nodes == want.nodes && got.daemonsets == want.daemonsets {
-            return;
-        }
-        if Instant::now() > deadline {
-            panic!(
-                "after {what}, the dashboard did not converge.\n dashboard: {:#?}\n rules engine: {:#?}\n health: {:#?}",
-                (&got.daemonsets, &got.nodes),
-                (&want.daemonsets, &want.nodes),
-                got.health
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn until(what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    live::converges(dash, what, Patience::SIM, || {
+        std::future::ready(Some(expected(store)))
+    })
+    .await;
 }
 
 // ---- objects ------------------------------------------------------------------------------
@@ -307,7 +149,7 @@ fn seed(store: &Store) -> Result<(DaemonSet, DaemonSet), Box<dyn std::error::Err
 }
 
 fn cell(dash: &Dashboard, node: &str, ds: &str) -> Option<CellState> {
-    dash.live.read(|s| s.cell(node, ds))
+    dash.cell(node, ds)
 }
 
 // ---- tests --------------------------------------------------------------------------------
@@ -454,11 +296,7 @@ async fn a_410_relists_and_leaves_no_stale_cells() -> TestResult {
 }
 
 fn relists(dash: &Dashboard) -> u64 {
-    let text = dash.live.metrics().encode().unwrap_or_default();
-    text.lines()
-        .filter(|l| l.starts_with("daemonscope_watch_relists_total"))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum()
+    dash.relists()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
