@@ -22,8 +22,27 @@ BIN=${K8S_BIN:-$root/.tools/k8s/bin}
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
+# A free loopback port below the kernel's ephemeral range (32768 and up), so that no client
+# connection can take it between this choice and the server's bind, nor while kube-apiserver is
+# stopped and restarted on it; chosen at random so that concurrent clusters rarely collide, and
+# a collision shows as a server that exits at once, which up() retries with other ports.
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  python3 -c '
+import random, socket
+for _ in range(200):
+    port = random.randrange(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+else:
+    raise SystemExit("no free port in 20000-32000")
+'
 }
 
 now_ms() { date +%s%3N; }
@@ -118,6 +137,40 @@ start_apiserver() {
     --audit-log-format=json --audit-log-mode=batch --audit-log-batch-max-wait=1s
 }
 
+# DIR/env and DIR/kubeconfig for the ports chosen.
+write_env() {
+  cat >"$DIR/env" <<EOF
+ETCD_PORT=$ETCD_PORT
+APISERVER_PORT=$APISERVER_PORT
+TOKEN=$TOKEN
+SERVER=https://127.0.0.1:$APISERVER_PORT
+EOF
+  kubeconfig "$DIR/kubeconfig" "$TOKEN"
+}
+
+# etcd on two fresh ports; fails (for up() to retry) if it exits or is not healthy in 60 s.
+start_etcd() {
+  local t0
+  t0=$(now_ms)
+  ETCD_PORT=$(free_port)
+  ETCD_PEER_PORT=$(free_port)
+  rm -rf "$DIR/etcd"
+  spawn etcd "$BIN/etcd" --name test --data-dir "$DIR/etcd" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "test=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --unsafe-no-fsync --quota-backend-bytes=4294967296 --log-level=warn
+  until curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; do
+    if (($(now_ms) - t0 > 60000)) || ! alive etcd; then
+      tail -n 30 "$DIR/logs/etcd.log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  write_env
+}
+
 up() {
   [ -x "$BIN/kube-apiserver" ] || die "no control plane in $BIN: run 'make k8s' first"
   mkdir -p "$DIR/logs"
@@ -126,8 +179,6 @@ up() {
   t0=$(now_ms)
   pki
   TOKEN=$(openssl rand -hex 16)
-  ETCD_PORT=$(free_port)
-  ETCD_PEER_PORT=$(free_port)
   APISERVER_PORT=$(free_port)
   printf '%s,admin,admin-uid,system:masters\n' "$TOKEN" >"$DIR/tokens.csv"
   cat >"$DIR/audit-policy.yaml" <<'EOF'
@@ -137,38 +188,34 @@ omitStages: [RequestReceived]
 rules:
 - level: Metadata
 EOF
-  cat >"$DIR/env" <<EOF
-ETCD_PORT=$ETCD_PORT
-APISERVER_PORT=$APISERVER_PORT
-TOKEN=$TOKEN
-SERVER=https://127.0.0.1:$APISERVER_PORT
-EOF
-  kubeconfig "$DIR/kubeconfig" "$TOKEN"
 
-  spawn etcd "$BIN/etcd" --name test --data-dir "$DIR/etcd" \
-    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "test=http://127.0.0.1:$ETCD_PEER_PORT" \
-    --unsafe-no-fsync --quota-backend-bytes=4294967296 --log-level=warn
-  until curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; do
-    (($(now_ms) - t0 < 60000)) || { tail -n 30 "$DIR/logs/etcd.log" >&2; die "etcd did not start"; }
-    sleep 0.1
-  done
+  start_etcd || start_etcd || die "etcd did not start"
 
   start_apiserver
-  wait_ok kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz"
+  if ! wait_ok kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz"; then
+    grep -q 'address already in use' "$DIR/logs/kube-apiserver.log" || die "kube-apiserver did not start"
+    echo "cluster.sh: port $APISERVER_PORT was taken; trying another" >&2
+    APISERVER_PORT=$(free_port)
+    write_env
+    start_apiserver
+    wait_ok kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" || die "kube-apiserver did not start"
+  fi
 
   # Controllers: exactly the ones a DaemonSet's life depends on. The node-monitor grace period
   # is long: a node kwok leaves alone (label daemonscope.dev/no-kubelet) keeps the status it was
   # created with (a kubelet reporting Ready=False) instead of turning Unknown/unreachable, and a
-  # busy 2-core machine cannot make kwok's leases look late.
+  # busy 2-core machine cannot make kwok's leases look late. The NoExecute taint queue's rate
+  # (--node-eviction-rate, 0.1 nodes/s per zone by default) is raised: while kwok brings the
+  # nodes up, the zones pass through disruption states whose rate limiter, swapped back to
+  # 0.1/s, is drained first (RateLimitedTimedQueue.SwapLimiter), so a NotReady node's
+  # not-ready:NoExecute taint came up to 10 s late. Which taint a node gets is unchanged.
   spawn kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
     --authorization-kubeconfig="$DIR/kubeconfig" \
     --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false \
     --controllers=daemonset-controller,garbage-collector-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller \
     --node-monitor-period=1s --node-monitor-grace-period=1h \
+    --node-eviction-rate=100 --secondary-node-eviction-rate=100 \
     --service-account-private-key-file="$DIR/pki/sa.key" --root-ca-file="$DIR/pki/ca.crt" \
     --concurrent-daemonset-syncs=4 --kube-api-qps=500 --kube-api-burst=1000
   spawn kube-scheduler "$BIN/kube-scheduler" \
@@ -207,9 +254,17 @@ down() {
   : >"$DIR/pids"
 }
 
+# Kills kube-apiserver and returns once it has exited and its port is free again, so that a
+# start-apiserver right after it binds the same port.
 stop_apiserver() {
   local name pid
-  grep '^kube-apiserver ' "$DIR/pids" | while read -r name pid; do kill -9 "$pid" 2>/dev/null || true; done
+  grep '^kube-apiserver ' "$DIR/pids" | while read -r name pid; do
+    kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do # up to 5 s; a zombie counts as gone
+      kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+      sleep 0.05
+    done
+  done
   grep -v '^kube-apiserver ' "$DIR/pids" >"$DIR/pids.new" || true
   mv "$DIR/pids.new" "$DIR/pids"
 }
