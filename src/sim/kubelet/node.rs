@@ -71,7 +71,30 @@ pub enum NodeHealthError {
 
 /// Turns a node NotReady (its kubelet stops posting Ready) or back to Ready, with the node
 /// lifecycle controller's `not-ready` NoSchedule and NoExecute taints added or removed.
+///
+/// The kubelet's heartbeat and the node lifecycle pass write the same node, so a write can
+/// meet a newer resourceVersion: like client-go's `retry.RetryOnConflict` (5 tries), it reads
+/// the node again and repeats.
 pub fn set_node_ready(
+    store: &Store,
+    name: &str,
+    ready: bool,
+    now: Timestamp,
+) -> Result<(), NodeHealthError> {
+    let mut tries = 1;
+    loop {
+        match try_set_node_ready(store, name, ready, now) {
+            Err(NodeHealthError::Store {
+                source: StoreError::Conflict { .. },
+                ..
+            }) if tries < 5 => tries += 1,
+            other => return other,
+        }
+    }
+}
+
+/// One read-modify-write of [`set_node_ready`].
+fn try_set_node_ready(
     store: &Store,
     name: &str,
     ready: bool,
