@@ -547,7 +547,8 @@ impl ClusterState {
         // One flat list of pod references in node order, sliced per node: one allocation for
         // the column instead of one per node.
         let mut refs: Vec<&crate::domain::PodFacts> = Vec::with_capacity(self.nodes.len());
-        let mut spans: Vec<(&str, bool, usize, usize)> = Vec::with_capacity(self.nodes.len());
+        // (node, should_run, gone, start, end)
+        let mut spans: Vec<(&str, bool, bool, usize, usize)> = Vec::with_capacity(self.nodes.len());
         for name in self.nodes.keys() {
             let Some(cell) = self.cells.get(name).and_then(|r| r.get(key)) else {
                 continue;
@@ -556,14 +557,30 @@ impl ClusterState {
             if let Some(uids) = by_node.and_then(|m| m.get(name)) {
                 refs.extend(uids.iter().filter_map(|u| self.pods.get(u)));
             }
-            spans.push((name, cell.should_run, start, refs.len()));
+            spans.push((name, cell.should_run, false, start, refs.len()));
+        }
+        // Pods still bound to a deleted node hold rollout budget until the pod GC removes them.
+        for (name, uids) in by_node.into_iter().flatten() {
+            if self.nodes.contains_key(name) {
+                continue;
+            }
+            let start = refs.len();
+            let bound = uids
+                .iter()
+                .filter_map(|u| self.pods.get(u))
+                .filter(|p| p.bound);
+            refs.extend(bound);
+            if refs.len() > start {
+                spans.push((name, false, true, start, refs.len()));
+            }
         }
         let slots: Vec<crate::domain::rollout::NodeSlot<'_>> = spans
             .iter()
             .map(
-                |&(node, should_run, start, end)| crate::domain::rollout::NodeSlot {
+                |&(node, should_run, gone, start, end)| crate::domain::rollout::NodeSlot {
                     node,
                     should_run,
+                    gone,
                     pods: refs.get(start..end).unwrap_or_default(),
                 },
             )

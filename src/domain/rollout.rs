@@ -62,6 +62,12 @@ pub struct NodeSlot<'a> {
     pub node: &'a str,
     /// §a shouldRun for this node and the DaemonSet's template.
     pub should_run: bool,
+    /// The node is no longer in the node list (deleted) while pods still name it, until the
+    /// pod GC removes them (kube-controller-manager's `gcOrphaned`, after 40 s). Why a slot at
+    /// all: the rolling-update pass walks pods grouped by node name (DC
+    /// `getNodesToDaemonPods`), so such a pod still holds budget, while status counts and
+    /// `manage` walk only the node list and skip it. `should_run` is false for such a slot.
+    pub gone: bool,
     /// The DaemonSet's pods for this node (matched by owner uid and target node, §f).
     pub pods: &'a [&'a PodFacts],
 }
@@ -110,6 +116,7 @@ mod tests {
             .map(|(node, pods)| NodeSlot {
                 node,
                 should_run: true,
+                gone: false,
                 pods,
             })
             .collect();

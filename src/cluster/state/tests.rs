@@ -555,3 +555,26 @@ fn a_pod_becomes_available_min_ready_seconds_after_it_became_ready_without_any_e
         "{deltas:?}"
     );
 }
+
+/// §d.3 (Kubernetes v1.37.2 `update.go` `rollingUpdate` walks pods grouped by node name): a
+/// pod left on a deleted node until the pod GC removes it still uses maxUnavailable, so the
+/// gauge shows the budget as the controller spends it.
+#[test]
+fn a_pod_left_on_a_deleted_node_holds_rollout_budget_until_it_is_gone_d3() {
+    let mut s = cluster();
+    let in_use = |s: &ClusterState| s.column("kube-system/mon").map(|c| c.budget_in_use);
+    assert_eq!(in_use(&s), Some(0));
+    step(&mut s, |s| s.delete(&Projection::Node(node("a"))));
+    let mut lingering = pod("mon", "a", "m1");
+    lingering.terminating = true;
+    step(&mut s, |s| s.apply(Projection::Pod(lingering.clone())));
+    assert_eq!(in_use(&s), Some(1), "a terminating pod on a deleted node");
+    let column = s.column("kube-system/mon").cloned();
+    assert_eq!(
+        column.map(|c| (c.desired, c.misscheduled)),
+        Some((1, 0)),
+        "§c status walks the node list only"
+    );
+    step(&mut s, |s| s.delete(&Projection::Pod(lingering)));
+    assert_eq!(in_use(&s), Some(0), "the pod GC removed it");
+}

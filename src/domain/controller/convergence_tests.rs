@@ -100,6 +100,7 @@ impl Mini {
                 .map(|((n, run, _), pods)| NodeSlot {
                     node: n,
                     should_run: *run,
+                    gone: false,
                     pods,
                 })
                 .collect();
@@ -149,6 +150,7 @@ impl Mini {
             .map(|((n, run, _), pods)| NodeSlot {
                 node: n,
                 should_run: *run,
+                gone: false,
                 pods,
             })
             .collect();

@@ -16,6 +16,11 @@ pub struct RollingPass {
     pub delete_old: Vec<String>,
     /// Nodes where a new pod is created now, beside the old one (surge only).
     pub create_on_nodes: Vec<String>,
+    /// Surge only: a deleted node that still holds an old pod. UPD `rollingUpdate` looks the
+    /// node up to decide shouldRun, fails ("couldn't get node for nodeName") and the whole
+    /// step is retried later: nothing is deleted or created until the pod GC removes the pod.
+    /// `in_use` still counts the other nodes.
+    pub blocked_by_gone_node: Option<String>,
 }
 
 /// What the controller's rolling-update step does in one sync (§d.3, §d.5).
@@ -25,6 +30,9 @@ pub struct RollingPlan {
     pub delete_old: Vec<String>,
     /// Nodes on which to create a pod with the current template.
     pub create_on_nodes: Vec<String>,
+    /// The step failed on this deleted node (see [`RollingPass::blocked_by_gone_node`]); the
+    /// caller retries later.
+    pub blocked_by_gone_node: Option<String>,
 }
 
 /// §d.3, §d.5: the rolling-update step of one sync. Empty for any strategy other than
@@ -33,8 +41,9 @@ pub struct RollingPlan {
 /// `updateDaemonSet`), and with `budget` from [`crate::domain::rollout::resolve_budget`] (if
 /// that fails the step stops there: no plan).
 ///
-/// `slots` must hold every node that should run the DaemonSet and every node with pods of it
-/// (nodes with neither are ignored). **Order matters**: candidates are taken in slot order
+/// `slots` must hold every node that should run the DaemonSet and every node with pods of it,
+/// including deleted nodes whose pods linger ([`NodeSlot::gone`]); nodes with neither are
+/// ignored. **Order matters**: candidates are taken in slot order
 /// until the budget is used. The real controller walks a Go map, so its order is random; the
 /// simulated controller should shuffle, tests pass a fixed order.
 pub fn rolling_update_plan(
@@ -50,6 +59,7 @@ pub fn rolling_update_plan(
     RollingPlan {
         delete_old: pass.delete_old,
         create_on_nodes: pass.create_on_nodes,
+        blocked_by_gone_node: pass.blocked_by_gone_node,
     }
 }
 
@@ -118,6 +128,7 @@ pub fn rolling_update_pass(
             in_use: unavailable,
             delete_old: replacements,
             create_on_nodes: Vec::new(),
+            blocked_by_gone_node: None,
         };
     }
 
@@ -128,6 +139,7 @@ pub fn rolling_update_pass(
     let mut candidate_nodes = Vec::new();
     let mut in_flight = 0_i64;
     let mut num_available = 0_i64;
+    let mut blocked_by_gone_node = None;
     for slot in relevant {
         let Some((new, old)) = split(ds, &counted(slot.pods)) else {
             in_flight += 1;
@@ -140,6 +152,9 @@ pub fn rolling_update_pass(
         }
         match (new, old) {
             (_, None) => {}
+            (None, Some(_)) if slot.gone => {
+                blocked_by_gone_node.get_or_insert_with(|| slot.node.to_string());
+            }
             (None, Some(old)) => {
                 if !available(old) {
                     if slot.should_run {
@@ -168,11 +183,16 @@ pub fn rolling_update_pass(
     delete_old.extend(should_not_run.into_iter().take(deletable));
     let take = take_count(budget.max_surge - in_flight, candidate_nodes.len());
     allowed_nodes.extend(candidate_nodes.into_iter().take(take));
+    if blocked_by_gone_node.is_some() {
+        delete_old.clear();
+        allowed_nodes.clear();
+    }
     RollingPass {
         surge: true,
         in_use: in_flight,
         delete_old,
         create_on_nodes: allowed_nodes,
+        blocked_by_gone_node,
     }
 }
 

@@ -48,6 +48,7 @@ pub fn build_snapshot(
             .map(|node| NodeSlot {
                 node: &node.name,
                 should_run: compiled.verdict(node).0,
+                gone: false,
                 pods: groups.pods(&ds.uid, &node.name),
             })
             .collect();
@@ -77,13 +78,13 @@ pub fn build_snapshot(
 /// DaemonSet's own status (§e).
 ///
 /// A strategy other than RollingUpdate has no rolling-update budget: `max_unavailable`,
-/// `max_surge` and `budget_error` are None and `budget_in_use` is 0 (§d.5). Pods on nodes
-/// missing from `slots` are ignored, as the controller walks only its node list.
+/// `max_surge` and `budget_error` are None and `budget_in_use` is 0 (§d.5). Slots of deleted
+/// nodes ([`NodeSlot::gone`]) count in the budget only, as in the controller.
 pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> DaemonSetColumn {
     let status = compute_status_for_slots(ds, slots, now);
     let missing = slots
         .iter()
-        .filter(|s| s.should_run && !s.pods.iter().any(|p| is_counted(p)))
+        .filter(|s| s.should_run && !s.gone && !s.pods.iter().any(|p| is_counted(p)))
         .count() as i64;
     let (max_unavailable, max_surge, budget_error, in_use) = match &ds.strategy {
         UpdateStrategy::RollingUpdate { .. } => {

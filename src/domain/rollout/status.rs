@@ -34,6 +34,7 @@ pub fn compute_status(
         .map(|(node, placement)| NodeSlot {
             node: node.name.as_str(),
             should_run: placement.should_run,
+            gone: false,
             pods: by_node
                 .get(node.name.as_str())
                 .map_or(&[][..], Vec::as_slice),
@@ -60,7 +61,8 @@ pub fn compute_status_for_slots(
         observed_generation: ds.generation,
         ..Default::default()
     };
-    for slot in slots {
+    // Status walks the node list only: a deleted node's lingering pods are not counted.
+    for slot in slots.iter().filter(|s| !s.gone) {
         let examined = examined_pod(slot.pods);
         if !slot.should_run {
             if slot.pods.iter().any(|p| is_counted(p)) {
@@ -91,7 +93,7 @@ mod tests {
     use crate::domain::facts::PodPhase;
     use crate::domain::rollout::testkit::{ds, placed, pod, PodExt};
 
-    /// (node, shouldRun, pods)
+    /// (node, shouldRun, pods); a node named `gone-*` is deleted ([`NodeSlot::gone`]).
     type Layout = Vec<(&'static str, bool, Vec<PodFacts>)>;
 
     fn status_of(d: &DaemonSetFacts, layout: &Layout, now: i64) -> DaemonSetStatusFacts {
@@ -102,6 +104,7 @@ mod tests {
             .map(|((node, run, _), pods)| NodeSlot {
                 node,
                 should_run: *run,
+                gone: node.starts_with("gone-"),
                 pods,
             })
             .collect();
@@ -258,5 +261,16 @@ mod tests {
             got.observed_generation, 7,
             "§c observedGeneration set by a satisfied sync"
         );
+    }
+
+    /// DC `updateDaemonSetStatus` walks the node list: a deleted node's lingering pod is
+    /// neither scheduled nor misscheduled.
+    #[test]
+    fn status_skips_deleted_nodes() {
+        let layout: Layout = vec![
+            ("gone-1", false, vec![pod("a").on("gone-1")]),
+            ("n2", true, vec![pod("b").on("n2")]),
+        ];
+        assert_eq!(status_of(&ds(), &layout, 100), st(1, 1, 0, 1, 1, 1), "§c");
     }
 }

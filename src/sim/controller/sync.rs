@@ -149,10 +149,14 @@ impl Syncer {
             .collect();
         let pods = pod_cache.pods_of(&facts.uid);
         let mut by_node: HashMap<&str, Vec<&PodFacts>> = HashMap::new();
+        // Pods bound to a deleted node, until the pod GC removes them: only the rolling
+        // update sees them (DC `getNodesToDaemonPods` groups by node name, §d.3).
+        let mut on_gone_nodes: HashMap<&str, Vec<&PodFacts>> = HashMap::new();
         let mut doomed = Vec::new();
         for pod in &pods {
             match pod.node_name.as_deref() {
                 Some(n) if nodes.contains_key(n) => by_node.entry(n).or_default().push(pod),
+                Some(n) if pod.bound => on_gone_nodes.entry(n).or_default().push(pod),
                 // §a.7 getUnscheduledPodsWithoutNode: unbound pods aimed at a node that is gone.
                 Some(n) if !pod.bound && !pod.terminating => doomed.push(Doomed {
                     uid: pod.uid.clone(),
@@ -213,13 +217,25 @@ impl Syncer {
                         .map(|(node, p)| NodeSlot {
                             node: node.name.as_str(),
                             should_run: p.should_run,
+                            gone: false,
                             pods: by_node
                                 .get(node.name.as_str())
                                 .map_or(&[][..], Vec::as_slice),
                         })
                         .collect();
+                    slots.extend(on_gone_nodes.iter().map(|(node, pods)| NodeSlot {
+                        node,
+                        should_run: false,
+                        gone: true,
+                        pods: pods.as_slice(),
+                    }));
                     slots.shuffle(&mut self.rng);
                     let plan = rolling_update_plan(&facts, &slots, &budget, now);
+                    if let Some(node) = &plan.blocked_by_gone_node {
+                        // UPD `rollingUpdate` returns "couldn't get node" and is retried.
+                        tracing::debug!(daemonset = %name, node = %node, "rolling update waits for the pod GC of a deleted node");
+                        requeue.at_most(Duration::from_secs(1));
+                    }
                     let names: HashMap<&str, (&str, &str)> = pods
                         .iter()
                         .map(|p| {

@@ -3,7 +3,8 @@ use super::*;
 use crate::domain::facts::PodPhase;
 use crate::domain::rollout::testkit::{ds, ds_budget, pod, PodExt};
 
-/// (node, shouldRun, pods), in the order the pass visits them.
+/// (node, shouldRun, pods), in the order the pass visits them. A node named `gone-*` is a
+/// deleted node whose pods linger ([`NodeSlot::gone`]).
 type Layout = Vec<(&'static str, bool, Vec<PodFacts>)>;
 
 fn run(d: &DaemonSetFacts, budget: (i64, i64), layout: &Layout) -> RollingPass {
@@ -14,6 +15,7 @@ fn run(d: &DaemonSetFacts, budget: (i64, i64), layout: &Layout) -> RollingPass {
         .map(|((node, should_run, _), pods)| NodeSlot {
             node,
             should_run: *should_run,
+            gone: node.starts_with("gone-"),
             pods,
         })
         .collect();
@@ -313,6 +315,7 @@ fn the_plan_runs_only_for_rolling_update() {
     let slots = [NodeSlot {
         node: "n1",
         should_run: true,
+        gone: false,
         pods: &refs,
     }];
     let budget = Budget {
@@ -330,5 +333,55 @@ fn the_plan_runs_only_for_rolling_update() {
         rolling_update_plan(&ds_budget(1, 0), &slots, &budget, 100).delete_old,
         vec!["uid-a".to_string()],
         "§d.3 RollingUpdate deletes the candidate"
+    );
+}
+
+/// Kubernetes v1.37.2 `pkg/controller/daemon/update.go` `rollingUpdate` walks
+/// `getNodesToDaemonPods`, which groups every claimed pod by node name, so a pod bound to a
+/// deleted node takes part until the pod GC removes it (40 s and more on a real cluster, the
+/// stall the differential tests saw after `kubectl delete node`).
+#[test]
+fn pods_on_deleted_nodes_take_part_in_the_rolling_update() {
+    check(vec![
+        (
+            "§d.3 maxSurge 0: a deleted node whose only pod is terminating is one unavailable node and blocks the candidate",
+            (1, 0),
+            vec![
+                ("gone-1", false, vec![pod("a").old().on("gone-1").terminating()]),
+                ("n2", true, vec![pod("b").old().on("n2")]),
+            ],
+            1, vec![], vec![],
+        ),
+        (
+            "§d.3 maxSurge 0: an available old pod on a deleted node is a candidate like any other",
+            (1, 0),
+            vec![("gone-1", false, vec![pod("a").old().on("gone-1")])],
+            0, vec!["a"], vec![],
+        ),
+    ]);
+    let layout: Layout = vec![
+        ("gone-1", false, vec![pod("a").old().on("gone-1")]),
+        ("n2", true, vec![pod("b").old().on("n2")]),
+        ("n3", true, vec![pod("c").old().on("n3").unready()]),
+    ];
+    let got = run(&ds(), (0, 1), &layout);
+    assert_eq!(
+        (
+            got.blocked_by_gone_node.as_deref(),
+            got.delete_old.len(),
+            got.create_on_nodes.len()
+        ),
+        (Some("gone-1"), 0, 0),
+        "§d.3 maxSurge > 0: the node lookup of an old pod's deleted node fails the whole step"
+    );
+    let layout: Layout = vec![
+        ("gone-1", false, vec![pod("a").on("gone-1")]),
+        ("n2", true, vec![pod("b").old().on("n2")]),
+    ];
+    let got = run(&ds(), (0, 1), &layout);
+    assert_eq!(
+        (got.blocked_by_gone_node, got.create_on_nodes),
+        (None, vec!["n2".to_string()]),
+        "§d.3 maxSurge > 0: a deleted node with only a new pod is left to manage"
     );
 }

@@ -14,21 +14,25 @@ fn column_summary_mirrors_status_budget_and_verdict() {
         NodeSlot {
             node: "n1",
             should_run: true,
+            gone: false,
             pods: &[&a[0]],
         },
         NodeSlot {
             node: "n2",
             should_run: true,
+            gone: false,
             pods: &[&b[0]],
         },
         NodeSlot {
             node: "n3",
             should_run: false,
+            gone: false,
             pods: &[&c[0]],
         },
         NodeSlot {
             node: "n4",
             should_run: true,
+            gone: false,
             pods: &[],
         },
     ];
@@ -352,6 +356,7 @@ fn columns_agree_with_their_cells_and_with_compute_status_on_a_mixed_cluster() {
             .map(|(n, p)| NodeSlot {
                 node: &n.name,
                 should_run: p.should_run,
+                gone: false,
                 pods: groups.pods(&x.uid, &n.name),
             })
             .collect();
