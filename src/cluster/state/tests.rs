@@ -562,6 +562,13 @@ fn a_pod_becomes_available_min_ready_seconds_after_it_became_ready_without_any_e
 #[test]
 fn a_pod_left_on_a_deleted_node_holds_rollout_budget_until_it_is_gone_d3() {
     let mut s = cluster();
+    let mut mon = ds("mon");
+    mon.strategy = UpdateStrategy::RollingUpdate {
+        rolling_update_block: true,
+        max_unavailable: Some(crate::domain::IntOrPercent::Int(1)),
+        max_surge: Some(crate::domain::IntOrPercent::Int(0)),
+    };
+    step(&mut s, |s| s.apply(Projection::DaemonSet(mon)));
     let in_use = |s: &ClusterState| s.column("kube-system/mon").map(|c| c.budget_in_use);
     assert_eq!(in_use(&s), Some(0));
     step(&mut s, |s| s.delete(&Projection::Node(node("a"))));
