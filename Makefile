@@ -86,14 +86,15 @@ k8s:
 
 build: build-wasm build-server site
 
+# `+`: cargo takes its jobs from make's jobserver when `make test` runs the builds side by side.
 build-wasm:
-	$(WASM_ENV) cargo build $(WASM_FLAGS)
+	+$(WASM_ENV) cargo build $(WASM_FLAGS)
 	@mkdir -p $(PKG)
 	wasm-bindgen --target web --no-typescript --out-dir $(PKG) --out-name daemonscope \
 	  $(FRONT)/wasm32-unknown-unknown/debug/daemonscope.wasm
 
 build-server:
-	cargo build --features ssr --bin daemonscope --example replay
+	+cargo build --features ssr --bin daemonscope --example replay
 
 site:
 	@mkdir -p $(PKG)

@@ -559,17 +559,13 @@ impl ClusterState {
             }
             spans.push((name, cell.should_run, false, start, refs.len()));
         }
-        // Pods still bound to a deleted node hold rollout budget until the pod GC removes them.
+        // Pods still aimed at a deleted node hold rollout budget until the pod GC removes them.
         for (name, uids) in by_node.into_iter().flatten() {
             if self.nodes.contains_key(name) {
                 continue;
             }
             let start = refs.len();
-            let bound = uids
-                .iter()
-                .filter_map(|u| self.pods.get(u))
-                .filter(|p| p.bound);
-            refs.extend(bound);
+            refs.extend(uids.iter().filter_map(|u| self.pods.get(u)));
             if refs.len() > start {
                 spans.push((name, false, true, start, refs.len()));
             }

@@ -39,11 +39,12 @@ pub fn build_snapshot(
     cluster: &str,
 ) -> MatrixSnapshot {
     let groups = group_pods(pods);
+    let known: std::collections::HashSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     let mut cells: Vec<Vec<CellState>> = vec![Vec::with_capacity(daemonsets.len()); nodes.len()];
     let mut columns = Vec::with_capacity(daemonsets.len());
     for ds in daemonsets {
         let compiled = DaemonPod::new(&ds.template);
-        let slots: Vec<NodeSlot<'_>> = nodes
+        let mut slots: Vec<NodeSlot<'_>> = nodes
             .iter()
             .map(|node| NodeSlot {
                 node: &node.name,
@@ -52,6 +53,18 @@ pub fn build_snapshot(
                 pods: groups.pods(&ds.uid, &node.name),
             })
             .collect();
+        // Pods aimed at nodes no longer in the list (§d.3, after the rows' slots).
+        slots.extend(
+            groups
+                .nodes_of(&ds.uid)
+                .filter(|(node, _)| !known.contains(node))
+                .map(|(node, pods)| NodeSlot {
+                    node,
+                    should_run: false,
+                    gone: true,
+                    pods,
+                }),
+        );
         for (row, slot) in cells.iter_mut().zip(&slots) {
             row.push(cell_state_from(slot.should_run, ds, slot.pods, now));
         }

@@ -149,22 +149,27 @@ impl Syncer {
             .collect();
         let pods = pod_cache.pods_of(&facts.uid);
         let mut by_node: HashMap<&str, Vec<&PodFacts>> = HashMap::new();
-        // Pods bound to a deleted node, until the pod GC removes them: only the rolling
-        // update sees them (DC `getNodesToDaemonPods` groups by node name, §d.3).
+        // Pods aimed at a deleted node, until the pod GC (or manage, if unbound) removes them:
+        // only the rolling update sees them (DC `getNodesToDaemonPods` groups by node name).
         let mut on_gone_nodes: HashMap<&str, Vec<&PodFacts>> = HashMap::new();
         let mut doomed = Vec::new();
         for pod in &pods {
             match pod.node_name.as_deref() {
                 Some(n) if nodes.contains_key(n) => by_node.entry(n).or_default().push(pod),
-                Some(n) if pod.bound => on_gone_nodes.entry(n).or_default().push(pod),
-                // §a.7 getUnscheduledPodsWithoutNode: unbound pods aimed at a node that is gone.
-                Some(n) if !pod.bound && !pod.terminating => doomed.push(Doomed {
-                    uid: pod.uid.clone(),
-                    name: pod.name.clone(),
-                    node: n.to_string(),
-                    kind: DeleteKind::Plain,
-                }),
-                _ => {}
+                Some(n) => {
+                    on_gone_nodes.entry(n).or_default().push(pod);
+                    // §a.7 getUnscheduledPodsWithoutNode: unbound pods aimed at a node that
+                    // is gone are deleted.
+                    if !pod.bound && !pod.terminating {
+                        doomed.push(Doomed {
+                            uid: pod.uid.clone(),
+                            name: pod.name.clone(),
+                            node: n.to_string(),
+                            kind: DeleteKind::Plain,
+                        });
+                    }
+                }
+                None => {}
             }
         }
 
