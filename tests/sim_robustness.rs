@@ -125,3 +125,29 @@ async fn a_toleration_of_i64_max_seconds_does_not_stop_taint_eviction() {
     assert_eq!(sim.pod_uids("forever"), vec![forever_uid]);
     sim.controllers.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemonset_whose_selector_misses_its_template_gets_no_pods() {
+    // Issue 15 reproduction 1, defence in depth: the sim's controller created ~480 pods/s for a
+    // DaemonSet whose selector does not select its template (no new pod is "its" pod, so the
+    // node looks empty again at once). The API now refuses such a DaemonSet; stored past it,
+    // the controller must still create nothing: the real controller creates only from the
+    // template and claims by selector (§f), so a pod it could not claim is never made.
+    let sim = Sim::start(
+        &tainted_node("n1").replace("NoExecute", "PreferNoSchedule"),
+        50.0,
+    );
+    let bad: DaemonSet = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "lost", "namespace": "agents"},
+        "spec": {"selector": {"matchLabels": {"app": "a"}},
+            "template": {"metadata": {"labels": {"app": "b"}},
+                "spec": {"containers": [{"name": "c", "image": "agent:1"}]}}}}))
+    .expect("ds json");
+    sim.store
+        .create(bad)
+        .expect("stored past the API's validation");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pods = sim.store.list::<Pod>(Some("agents")).len();
+    assert_eq!(pods, 0, "created {pods} pods in 1.5 s");
+    sim.controllers.shutdown().await;
+}
