@@ -7,7 +7,9 @@
 //! picks them per kind and renders the 422 the API server sends.
 
 use crate::cluster::convert::{daemonset_facts, label_selector_facts};
-use crate::domain::validation::objects::{validate_daemonset_selector, validate_labels};
+use crate::domain::validation::objects::{
+    invalid_message, validate_daemonset_selector, validate_labels,
+};
 use crate::domain::validation::{validate_update_strategy, Invalid};
 use crate::sim::api::status::ApiError;
 use crate::sim::store::Kind;
@@ -54,19 +56,8 @@ pub fn invalid_error(kind: Kind, name: &str, fields: &[Invalid]) -> ApiError {
         "" => kind.kind_name().to_string(),
         group => format!("{}.{group}", kind.kind_name()),
     };
-    let each: Vec<String> = fields
-        .iter()
-        .map(|i| format!("{}: {}", i.field, i.rule))
-        .collect();
-    let list = match each.as_slice() {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    };
-    let mut error = ApiError::invalid(
-        kind,
-        name,
-        format!("{qualified} {name:?} is invalid: {list}"),
-    );
+    let message = invalid_message(&qualified, name, fields);
+    let mut error = ApiError::invalid(kind, name, message);
     let causes: Vec<Value> = fields
         .iter()
         .map(|i| json!({"reason": "FieldValueInvalid", "message": i.rule, "field": i.field}))

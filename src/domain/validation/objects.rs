@@ -18,6 +18,21 @@ fn go_map(labels: &Labels) -> String {
     format!("map[string]string{{{}}}", pairs.join(", "))
 }
 
+/// The message of kube-apiserver's 422 Invalid for these fields (`errors.NewInvalid`):
+/// `Kind.group "name" is invalid: field: detail`, several in brackets. `qualified_kind` is
+/// `DaemonSet.apps` for a grouped kind, `Node` for the core group.
+pub fn invalid_message(qualified_kind: &str, name: &str, fields: &[Invalid]) -> String {
+    let each: Vec<String> = fields
+        .iter()
+        .map(|i| format!("{}: {}", i.field, i.rule))
+        .collect();
+    let list = match each.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    format!("{qualified_kind} {name:?} is invalid: {list}")
+}
+
 /// metav1validation `ValidateLabels`: every key a qualified name, every value a label value;
 /// both errors are reported at the map's path, as the API server does.
 pub fn validate_labels(labels: &Labels, path: &str) -> Vec<Invalid> {

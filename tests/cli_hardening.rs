@@ -1,0 +1,71 @@
+//! The offline commands on input that used to fool or hang them (issue 15): a DaemonSet the
+//! API server refuses, damaged status data, files that are not regular files, and cluster
+//! text that reaches a terminal. Run with `cargo test --features ssr --test cli_hardening`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Exit code, stdout, stderr.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_daemonscope"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run daemonscope: {e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn rollout(path: &Path, output: &str) -> (i32, String, String) {
+    run(&[
+        "rollout",
+        "--daemonset",
+        &path.to_string_lossy(),
+        "--output",
+        output,
+    ])
+}
+
+#[test]
+fn a_string_budget_without_percent_is_the_api_servers_422_not_a_rollout() {
+    // Issue 15 item 6: AV ValidateRollingUpdateDaemonSet → 422 Invalid at
+    // spec.updateStrategy.rollingUpdate.maxUnavailable, "a valid percent string must be a
+    // numeric string followed by an ending '%'". The text used to start with "successfully
+    // rolled out".
+    let d = fixture("ds-string-budget.yaml");
+    let (code, stdout, stderr) = rollout(&d, "text");
+    assert_eq!(code, 0, "{stderr}");
+    let first = stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "error: the API server would refuse this DaemonSet (422 Invalid): DaemonSet.apps \"d\" is invalid: \
+             spec.updateStrategy.rollingUpdate.maxUnavailable: \"1\": a valid percent string must be a numeric \
+             string followed by an ending '%'"
+        ),
+        "{stdout}"
+    );
+    let (_, json, _) = rollout(&d, "json");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(v["apiServer"]["code"], 422, "{v}");
+    assert_eq!(v["apiServer"]["reason"], "Invalid");
+}
+
+#[test]
+fn a_negative_desired_count_is_not_successfully_rolled_out() {
+    // Issue 15 reproduction 8 (KRS semantics §e, and ValidateDaemonSetStatusUpdate).
+    let (code, stdout, stderr) = rollout(&fixture("ds-negative-desired.yaml"), "text");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("successfully rolled out"), "{stdout}");
+    assert!(
+        stdout.starts_with("error: invalid DaemonSet status: status.desiredNumberScheduled is -1"),
+        "{stdout}"
+    );
+}
