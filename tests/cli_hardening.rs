@@ -69,3 +69,49 @@ fn a_negative_desired_count_is_not_successfully_rolled_out() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_fifo_or_a_device_as_input_is_refused_at_once_with_the_file_named() {
+    // Issue 15 reproduction 4: the 8 MiB check read `metadata().len()`, which is 0 for a FIFO
+    // (the read then blocked for ever) and for /dev/zero (read until memory ran out). Only the
+    // FIFO is run here against the binary: it cannot eat memory if the check is missing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("node.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable; skipped");
+        return;
+    }
+    let ds = fixture("ds-rolling.yaml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_daemonscope"))
+        .args(["explain", "--node"])
+        .arg(&fifo)
+        .arg("--daemonset")
+        .arg(&ds)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let status = status.expect("explain on a FIFO must not block (killed after 5 s)");
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+    }
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("node.yaml: is not a regular file"),
+        "{stderr}"
+    );
+}
