@@ -5,6 +5,7 @@
 //! cluster (or starts the demo one), spawns the watchers and listens.
 
 pub mod headers;
+pub mod limits;
 pub mod live;
 pub mod probes;
 
@@ -98,7 +99,8 @@ pub fn router(state: AppState) -> Router {
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             crate::app::shell,
-        ));
+        ))
+        .layer(axum::middleware::from_fn(limits::limit_api_bodies));
     headers::secure(router).with_state(state)
 }
 
@@ -221,3 +223,5 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;
