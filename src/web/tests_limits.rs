@@ -32,3 +32,29 @@ async fn a_server_function_body_over_the_limit_is_413_not_500() {
         text(response).await
     );
 }
+
+#[tokio::test]
+async fn an_unknown_node_or_daemonset_page_is_a_404_with_the_friendly_page() {
+    // Issue 15 item 9: /node/X and /ds/A/B of objects the cluster does not have answered 200;
+    // the page stays (it names the object and links back), the status says Not Found.
+    for (uri, testid) in [
+        ("/node/ghost", "node-not-found"),
+        ("/ds/kube-system/ghost", "ds-not-found"),
+    ] {
+        let response = get(app(synced()), uri).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{uri}");
+        let html = text(response).await;
+        assert!(html.contains(testid), "{uri}: {html}");
+    }
+    for uri in ["/node/a", "/ds/kube-system/log"] {
+        let response = get(app(synced()), uri).await;
+        assert_eq!(response.status(), StatusCode::OK, "{uri}");
+    }
+}
+
+async fn get(app: axum::Router, uri: &str) -> axum::response::Response {
+    let request = Request::get(uri)
+        .body(Body::empty())
+        .expect("a valid request");
+    app.oneshot(request).await.expect("infallible")
+}
