@@ -115,3 +115,44 @@ fn a_fifo_or_a_device_as_input_is_refused_at_once_with_the_file_named() {
         "{stderr}"
     );
 }
+
+#[test]
+fn explain_text_quotes_suggested_commands_and_strips_escape_sequences() {
+    // Issue 15 reproduction 7: a node named `w1;touch /tmp/x` gave an unquoted shell command
+    // in the suggested fix, an escape sequence in a label reached the terminal, and an
+    // empty taint key gave a toleration CV ValidateTolerations refuses.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let node = dir.path().join("node.yaml");
+    std::fs::write(
+        &node,
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: \"w1;touch /tmp/x\"\n  labels: {disk: \"\\e[31mhdd\"}\nspec:\n  taints: [{key: \"\", value: v, effect: NoSchedule}]\n",
+    )
+    .expect("write node");
+    let ds = dir.path().join("ds.yaml");
+    std::fs::write(
+        &ds,
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: ns}\nspec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {disk: ssd}\n      containers: [{name: c, image: i}]\n",
+    )
+    .expect("write ds");
+    let (code, stdout, stderr) = run(&[
+        "explain",
+        "--node",
+        &node.to_string_lossy(),
+        "--daemonset",
+        &ds.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("kubectl label nodes 'w1;touch /tmp/x' disk=ssd --overwrite"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("nodes w1;touch"),
+        "an unquoted node name: {stdout}"
+    );
+    assert!(!stdout.contains('\u{1b}'), "an escape sequence: {stdout:?}");
+    assert!(
+        stdout.contains("{operator: Exists, effect: NoSchedule}"),
+        "{stdout}"
+    );
+}
