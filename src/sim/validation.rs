@@ -92,7 +92,7 @@ mod tests {
             "spec": {"selector": {"matchLabels": {"app": "a"}},
                 "template": {"metadata": {"labels": {"app": "b"}},
                     "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
-        let err = check(Kind::DaemonSet, &ds).err().expect("refused");
+        let err = check(Kind::DaemonSet, &ds).expect_err("refused");
         assert_eq!((err.code, err.reason), (422, "Invalid"));
         assert_eq!(
             err.message,
@@ -102,7 +102,7 @@ mod tests {
         let causes = err.details.map(|d| d["causes"].clone()).unwrap_or_default();
         assert_eq!(causes[0]["field"], "spec.template.metadata.labels");
         let node = json!({"metadata": {"name": "n", "labels": {"a": "x<y"}}});
-        let err = check(Kind::Node, &node).err().expect("refused");
+        let err = check(Kind::Node, &node).expect_err("refused");
         assert!(
             err.message
                 .starts_with("Node \"n\" is invalid: metadata.labels: Invalid value: \"x<y\""),
