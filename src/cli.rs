@@ -19,30 +19,23 @@ pub enum OutputFormat {
 pub enum CliError {
     #[error("{path}: {detail}")]
     Input { path: String, detail: String },
+    /// The file itself could not be read (missing, not a regular file, too large, not text).
+    #[error(transparent)]
+    Read(#[from] crate::files::ReadFileError),
 }
 
 /// Largest input file the offline commands read: a Node or DaemonSet dump is kilobytes, so
 /// anything bigger is a mistake (a log, a binary) and gets a clear error instead of a slow parse.
 const MAX_INPUT_BYTES: u64 = 8 * 1024 * 1024;
 
-/// The text of an input file, or a one-line error naming it.
+/// The text of an input file, or a one-line error naming it (regular files only, read
+/// through a bounded reader: issue 15).
 fn read_input(path: &Path) -> Result<String, CliError> {
-    let fail = |detail: String| CliError::Input {
-        path: path.display().to_string(),
-        detail,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
-    if meta.is_dir() {
-        return Err(fail("is a directory, not a file".into()));
-    }
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(fail(format!(
-            "is {} bytes; a Node or DaemonSet dump is far smaller",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
-    String::from_utf8(bytes).map_err(|_| fail("is not UTF-8 text, so neither JSON nor YAML".into()))
+    Ok(crate::files::read_text_limited(
+        path,
+        MAX_INPUT_BYTES,
+        "a Node or DaemonSet dump",
+    )?)
 }
 
 /// A Node file as domain facts.

@@ -10,6 +10,7 @@ pub mod coverage;
 pub mod facts;
 pub mod rollout;
 pub mod scheduling;
+pub mod shell;
 pub mod validation;
 pub mod view;
 

@@ -16,6 +16,8 @@ pub mod cli;
 #[cfg(feature = "ssr")]
 pub mod cluster;
 #[cfg(feature = "ssr")]
+pub mod files;
+#[cfg(feature = "ssr")]
 pub mod sim;
 #[cfg(feature = "ssr")]
 pub mod web;

@@ -17,6 +17,7 @@ pub mod replay;
 pub mod scenario;
 pub mod store;
 pub mod taint_eviction;
+pub mod validation;
 
 use axum::serve::ListenerExt;
 use std::net::SocketAddr;

@@ -4,7 +4,9 @@
 //! tests run through `tower::ServiceExt::oneshot` without a socket; `serve` connects to the
 //! cluster (or starts the demo one), spawns the watchers and listens.
 
+pub mod conn;
 pub mod headers;
+pub mod limits;
 pub mod live;
 pub mod probes;
 
@@ -13,7 +15,6 @@ use crate::cluster::state::ClusterState;
 use crate::cluster::{watch, ClusterError, Live};
 use axum::extract::FromRef;
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -98,7 +99,8 @@ pub fn router(state: AppState) -> Router {
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             crate::app::shell,
-        ));
+        ))
+        .layer(axum::middleware::from_fn(limits::limit_api_bodies));
     headers::secure(router).with_state(state)
 }
 
@@ -198,26 +200,24 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
             )
         })?;
     let addr = listener.local_addr()?;
-    // Live deltas are small SSE writes: without TCP_NODELAY, Nagle's algorithm holds each one
-    // until the browser's delayed ACK.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(%err, "cannot set TCP_NODELAY on a dashboard connection");
-        }
-    });
     println!("daemonscope: serving {} on http://{addr}", conn.cluster);
-    let result = axum::serve(listener, router(AppState::new(addr, live)))
-        .with_graceful_shutdown(shutdown_signal())
-        .await;
+    conn::serve(
+        listener,
+        router(AppState::new(addr, live)),
+        conn::HEADER_READ_TIMEOUT,
+        shutdown_signal(),
+    )
+    .await;
     for task in watchers {
         task.abort();
     }
     if let Some(sim) = sim {
         sim.shutdown().await;
     }
-
-    result
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;

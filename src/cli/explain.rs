@@ -5,6 +5,7 @@
 
 use super::{read_daemonset, read_node, to_json, CliError, OutputFormat};
 use crate::domain::scheduling::{daemon_pod_tolerations, placement, Placement};
+use crate::domain::shell::strip_control;
 use crate::domain::validation::{validate_daemonset, Invalid};
 use serde_json::json;
 use std::path::Path;
@@ -59,7 +60,12 @@ fn verdict_sentence(p: &Placement) -> String {
     }
 }
 
+/// Text for a terminal: every string that came from the files (names, keys, values, and the
+/// rules' messages that quote them) has its control characters stripped, so an escape
+/// sequence in a label cannot drive the terminal (issue 15). Suggested commands are already
+/// shell-quoted by the rules.
 fn render_text(node: &str, ds: &str, p: &Placement, summary: &str, invalid: &[Invalid]) -> String {
+    let (node, ds) = (strip_control(node), strip_control(ds));
     let mut out = format!(
         "DaemonSet {ds} on node {node}: {summary}\nshouldRun={} shouldContinueRunning={}\n\nReasons:\n",
         p.should_run, p.should_continue_running
@@ -69,22 +75,29 @@ fn render_text(node: &str, ds: &str, p: &Placement, summary: &str, invalid: &[In
             "  [{}] {:?}: {}\n",
             if r.passed { "pass" } else { "FAIL" },
             r.rule,
-            r.message
+            strip_control(&r.message)
         ));
         if !r.node_value.is_empty() {
-            out.push_str(&format!("         node: {}\n", r.node_value));
+            out.push_str(&format!(
+                "         node: {}\n",
+                strip_control(&r.node_value)
+            ));
         }
         if !r.pod_value.is_empty() {
-            out.push_str(&format!("         pod:  {}\n", r.pod_value));
+            out.push_str(&format!("         pod:  {}\n", strip_control(&r.pod_value)));
         }
         if let Some(fix) = &r.fix {
-            out.push_str(&format!("         fix:  {fix}\n"));
+            out.push_str(&format!("         fix:  {}\n", strip_control(fix)));
         }
     }
     if !invalid.is_empty() {
         out.push_str("\nThe API server would reject this DaemonSet (the verdict above is what the controller does with it anyway, §i.3):\n");
         for i in invalid {
-            out.push_str(&format!("  {}: {}\n", i.field, i.rule));
+            out.push_str(&format!(
+                "  {}: {}\n",
+                strip_control(&i.field),
+                strip_control(&i.rule)
+            ));
         }
     }
     out.trim_end().to_string()

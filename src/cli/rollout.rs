@@ -8,6 +8,7 @@
 use super::{read_daemonset, to_json, CliError, OutputFormat};
 use crate::domain::facts::{DaemonSetFacts, IntOrPercent, UpdateStrategy};
 use crate::domain::rollout::{kubectl_rollout_status, resolve_budget, Budget};
+use crate::domain::validation::objects::invalid_message;
 use crate::domain::validation::validate_daemonset;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -22,6 +23,10 @@ pub fn run(daemonset: &Path, output: OutputFormat) -> Result<String, CliError> {
         "no controller status yet: this manifest has never been seen by the DaemonSet controller (§i.4)",
     );
     let invalid = validate_daemonset(&ds);
+    // What `kubectl apply` of this file would get back (issue 15 item 6): a DaemonSet the API
+    // server refuses never rolls out, whatever its status block says.
+    let refusal =
+        (!invalid.is_empty()).then(|| invalid_message("DaemonSet.apps", &ds.name, &invalid));
     let (budget_value, budget_error, budget_note) = match &budget {
         BudgetOutcome::Resolved(b, note) => (Some(*b), None, note.clone()),
         BudgetOutcome::Unresolved(error) => (None, Some(error.clone()), None),
@@ -45,12 +50,21 @@ pub fn run(daemonset: &Path, output: OutputFormat) -> Result<String, CliError> {
             "available": ds.status.as_ref().map(|s| s.number_available),
             "strategy": strategy_json(&ds.strategy),
             "invalid": invalid.iter().map(|i| json!({"field": i.field, "rule": i.rule})).collect::<Vec<_>>(),
+            "apiServer": refusal.as_ref().map(|m| json!({"code": 422, "reason": "Invalid", "message": m})),
         })),
         OutputFormat::Text => {
-            let mut out = match &verdict.error {
+            let mut out = refusal
+                .as_ref()
+                .map(|m| {
+                    format!(
+                        "error: the API server would refuse this DaemonSet (422 Invalid): {m}\n"
+                    )
+                })
+                .unwrap_or_default();
+            out.push_str(&match &verdict.error {
                 Some(error) => format!("error: {error}\n"),
                 None => format!("{}\n", verdict.message),
-            };
+            });
             if let Some(note) = note {
                 out.push_str(&format!("note: {note}\n"));
             }

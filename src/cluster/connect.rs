@@ -71,6 +71,9 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
     let mut merged = Kubeconfig::default();
     let mut any = false;
     for file in std::env::split_paths(path.as_os_str()).filter(|p| !p.as_os_str().is_empty()) {
+        // kube-rs reads the file itself (and resolves relative certificate paths against
+        // it); refuse a device or FIFO and an oversized file before it does (issue 15).
+        check_kubeconfig_file(&file)?;
         merged = merged
             .merge(Kubeconfig::read_from(&file).map_err(wrap)?)
             .map_err(wrap)?;
@@ -80,6 +83,24 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
         return Err(wrap(KubeconfigError::FindPath));
     }
     Ok(merged)
+}
+
+/// Largest kubeconfig accepted: real ones are kilobytes, even with embedded certificates.
+const MAX_KUBECONFIG_BYTES: u64 = 8 * 1024 * 1024;
+
+/// A kubeconfig must be a regular file of at most `MAX_KUBECONFIG_BYTES`.
+fn check_kubeconfig_file(file: &Path) -> Result<(), ClusterError> {
+    crate::files::check_regular_file(file)?;
+    let len = std::fs::metadata(file).map_or(0, |m| m.len());
+    if len > MAX_KUBECONFIG_BYTES {
+        return Err(crate::files::ReadFileError::TooLarge {
+            path: file.display().to_string(),
+            limit: MAX_KUBECONFIG_BYTES,
+            what: "a kubeconfig",
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// What the header says for a kubeconfig context, and the user it authenticates as.

@@ -6,6 +6,7 @@
 //! here is a pure function over domain facts; defaulting (§i.1) happens in conversion.
 
 pub mod names;
+pub mod objects;
 
 use super::facts::*;
 use names::{check_dns_subdomain, check_label_value, check_qualified_name};

@@ -46,6 +46,11 @@ pub fn DaemonSetPage() -> impl IntoView {
                     match detail.await {
                         Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub/> }.into_any(),
                         Err(e) => {
+                            // ClusterError::DaemonSetNotFound; other failures stay 200 with the
+                            // message, as the node page's load errors do.
+                            if e.to_string().contains("not found") {
+                                super::respond_not_found();
+                            }
                             view! {
                                 <TopBar cluster=Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())) conn=hub.conn/>
                                 <div class="content">

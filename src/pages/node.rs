@@ -73,6 +73,7 @@ pub fn NodePage() -> impl IntoView {
                     match detail.await {
                         Ok(Some(d)) => view! { <NodeView detail=d hub=hub/> }.into_any(),
                         Ok(None) => {
+                            super::respond_not_found();
                             view! {
                                 <TopBar cluster="cluster" conn=hub.conn/>
                                 <div class="content">

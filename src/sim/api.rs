@@ -22,8 +22,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, Method, Uri};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -249,6 +250,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/livez", get(|| async { "ok" }))
         .route("/debug/audit", get(debug_audit))
         .fallback(resource)
+        .layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), audit_layer))
         .with_state(state)
 }
@@ -305,14 +307,26 @@ async fn audit_layer(State(state): State<ApiState>, request: Request, next: Next
     response
 }
 
+/// kube-apiserver's `MaxRequestBodyBytes` default (3 MiB): a larger body is refused.
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
 /// Every resource request: dispatch on the parsed path and the method.
 async fn resource(
     State(state): State<ApiState>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    // Over the limit, kube-apiserver answers a Status 413 RequestEntityTooLarge (issue 15),
+    // which kube-rs and kubectl parse; axum's own rejection is plain text.
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return ApiError::too_large(MAX_REQUEST_BODY_BYTES).into_response()
+        }
+        Err(rejection) => return ApiError::bad_request(rejection.body_text()).into_response(),
+    };
     match dispatch(&state, &method, &uri, &headers, body).await {
         Ok(response) => response,
         Err(err) => err.into_response(),

@@ -43,9 +43,17 @@ impl SimClock {
         self.speed
     }
 
-    /// Simulated time elapsed since the start.
+    /// Simulated time elapsed since the start; saturates at `Duration::MAX` instead of
+    /// panicking, so an extreme speed cannot take down a task or an API request (issue 15).
     pub fn elapsed(&self) -> Duration {
-        self.real_start.elapsed().mul_f64(self.speed)
+        scale(self.real_start.elapsed(), self.speed)
+    }
+
+    /// The simulated time elapsed since the start plus `delay`, saturating: the due time of
+    /// something scheduled `delay` from now, however large `delay` is (a `tolerationSeconds`
+    /// of `i64::MAX` is valid in Kubernetes).
+    pub fn after(&self, delay: Duration) -> Duration {
+        self.elapsed().saturating_add(delay)
     }
 
     /// The simulated wall-clock time.
@@ -61,14 +69,17 @@ impl SimClock {
         self.now().as_second()
     }
 
-    /// How much real time a simulated duration takes.
+    /// How much real time a simulated duration takes (saturating at `Duration::MAX`).
     pub fn real(&self, simulated: Duration) -> Duration {
-        simulated.div_f64(self.speed)
+        scale(simulated, 1.0 / self.speed)
     }
 
-    /// The real instant at which `elapsed()` reaches `sim_elapsed`.
+    /// The real instant at which `elapsed()` reaches `sim_elapsed`; an instant too far to
+    /// represent becomes "in about thirty years", which a timer treats as never.
     pub fn instant_at(&self, sim_elapsed: Duration) -> Instant {
-        self.real_start + self.real(sim_elapsed)
+        self.real_start
+            .checked_add(self.real(sim_elapsed))
+            .unwrap_or_else(far_future)
     }
 
     /// Waits a simulated duration.
@@ -81,6 +92,22 @@ impl SimClock {
         let clock = *self;
         std::sync::Arc::new(move || clock.now())
     }
+}
+
+/// `duration × factor`, saturating at `Duration::MAX` (std's `mul_f64` panics on overflow).
+fn scale(duration: Duration, factor: f64) -> Duration {
+    Duration::try_from_secs_f64(duration.as_secs_f64() * factor).unwrap_or(if factor > 0.0 {
+        Duration::MAX
+    } else {
+        Duration::ZERO
+    })
+}
+
+/// An instant far enough ahead to mean "never" for a timer, without overflowing `Instant`.
+pub fn far_future() -> Instant {
+    let now = Instant::now();
+    now.checked_add(Duration::from_secs(86_400 * 365 * 30))
+        .unwrap_or(now)
 }
 
 #[cfg(test)]
@@ -101,6 +128,26 @@ mod tests {
             clock.real(Duration::from_secs(10)),
             Duration::from_millis(10)
         );
+    }
+
+    #[test]
+    fn extreme_speeds_and_delays_saturate_instead_of_panicking() {
+        // Issue 15 reproduction 3: speed 1e20 made every API request panic ("overflow when
+        // multiplying duration by float"), speed 1e-300 killed the kubelet task, and
+        // reproduction 2: a due time of u64::MAX seconds overflowed `Instant + Duration`.
+        let fast = SimClock::new(1e300);
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(fast.elapsed(), Duration::MAX);
+        assert_eq!(scale(Duration::from_secs(1), 1e20), Duration::MAX);
+        let _ = fast.now();
+        assert_eq!(fast.after(Duration::from_secs(1)), Duration::MAX);
+        let slow = SimClock::new(1e-300);
+        assert_eq!(slow.real(Duration::from_secs(1)), Duration::MAX);
+        let far = slow.instant_at(Duration::from_secs(u64::MAX));
+        assert!(far > Instant::now());
+        let clock = SimClock::new(1.0);
+        assert!(clock.instant_at(Duration::MAX) > Instant::now());
+        assert_eq!(clock.after(Duration::MAX), Duration::MAX);
     }
 
     #[test]

@@ -166,9 +166,7 @@ async fn run_daemonset_controller(
                     if after.is_zero() {
                         queue.dirty.insert((ns, name));
                     } else {
-                        queue
-                            .later
-                            .push(Reverse((clock.elapsed() + after, (ns, name))));
+                        queue.later.push(Reverse((clock.after(after), (ns, name))));
                     }
                 }
             }

@@ -204,7 +204,9 @@ pub fn generate(spec: &GenerateSpec, label: &str) -> Scenario {
             ),
             container: Some(container),
             image: new_image,
-            after: spec.update_after + Duration::from_secs(rng.random_range(0..30)),
+            after: spec
+                .update_after
+                .saturating_add(Duration::from_secs(rng.random_range(0..30))),
         });
     }
     scenario

@@ -283,7 +283,7 @@ impl Kubelet {
             return;
         }
         self.seq += 1;
-        let due = self.clock.elapsed() + delay;
+        let due = self.clock.after(delay);
         self.pending.insert(key.clone(), (step, self.seq));
         self.queue.push(Reverse((due, self.seq, key)));
     }

@@ -57,12 +57,8 @@ impl Scenario {
 /// document, the object and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    #[error("cannot read scenario {path}: {source}")]
-    Read {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot read scenario {0}")]
+    Read(#[from] crate::files::ReadFileError),
     #[error("scenario {source_name} is not valid YAML: {message}")]
     Yaml {
         source_name: String,
@@ -87,14 +83,18 @@ pub enum ScenarioError {
     Generate(#[from] super::generator::GenerateError),
 }
 
+/// Largest scenario file read: the demo is 0.2 MiB, a 5000-node dump a few tens of MiB.
+pub const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Loads a scenario from a file or the generator.
 pub fn load(source: &ScenarioSource) -> Result<Scenario, ScenarioError> {
     match source {
         ScenarioSource::File(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-                path: path.display().to_string(),
-                source,
-            })?;
+            let text = crate::files::read_text_limited(
+                path,
+                MAX_SCENARIO_BYTES,
+                "a scenario (even 5000 generated nodes)",
+            )?;
             parse_str(&text, &path.display().to_string())
         }
         ScenarioSource::Generate(spec) => Ok(super::generator::generate_from_str(spec)?),

@@ -218,7 +218,7 @@ impl Evictor {
                     Some(s) if s.uid == uid => s.started,
                     _ => now,
                 };
-                let due = started + Duration::from_secs(seconds);
+                let due = started.saturating_add(Duration::from_secs(seconds));
                 let entry = Scheduled { uid, started, due };
                 if self.scheduled.get(&key) != Some(&entry) {
                     self.scheduled.insert(key.clone(), entry);

@@ -70,7 +70,7 @@ fn scopes() -> Vec<Scope> {
 }
 
 /// A live state as the watchers leave it after their first lists.
-fn synced() -> Arc<Live> {
+pub(super) fn synced() -> Arc<Live> {
     let live = Live::new(ClusterState::new("test-cluster"), &scopes());
     live.replace(
         &Scope::Nodes,
@@ -91,7 +91,7 @@ fn synced() -> Arc<Live> {
     live
 }
 
-fn app(live: Arc<Live>) -> Router {
+pub(super) fn app(live: Arc<Live>) -> Router {
     router(AppState::new(
         SocketAddr::from(([127, 0, 0, 1], 3000)),
         live,
@@ -109,7 +109,7 @@ async fn get(app: Router, uri: &str, headers: &[(&str, &str)]) -> axum::response
         .expect("the router is infallible")
 }
 
-async fn text(response: axum::response::Response) -> String {
+pub(super) async fn text(response: axum::response::Response) -> String {
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
         .await
         .expect("a finite body");

@@ -51,6 +51,19 @@ pub fn rollout_status_for(
     let Some(status) = status.filter(|s| ds.generation <= s.observed_generation) else {
         return waiting("Waiting for daemon set spec update to be observed...".into());
     };
+    // Not a kubectl rule: kubectl would call desired -1 "successfully rolled out". No API server
+    // stores such a status (AV ValidateDaemonSetStatusUpdate: every count non-negative), so a
+    // dump that has one is damaged data, and saying "rolled out" would be a lie (issue 15).
+    if let Some((field, value)) = negative_count(status) {
+        return RolloutVerdict {
+            done: false,
+            message: String::new(),
+            error: Some(format!(
+                "invalid DaemonSet status: status.{field} is {value}, but a count is never negative \
+                 (the API server refuses it: ValidateDaemonSetStatusUpdate); no verdict can be given"
+            )),
+        };
+    }
     let name = go_quote(&ds.name);
     let desired = status.desired_number_scheduled;
     if status.updated_number_scheduled < desired {
@@ -70,6 +83,22 @@ pub fn rollout_status_for(
         message: format!("daemon set {name} successfully rolled out"),
         error: None,
     }
+}
+
+/// The first status field below zero, by its API name, with its value.
+fn negative_count(s: &DaemonSetStatusFacts) -> Option<(&'static str, i64)> {
+    [
+        ("observedGeneration", s.observed_generation),
+        ("desiredNumberScheduled", s.desired_number_scheduled),
+        ("currentNumberScheduled", s.current_number_scheduled),
+        ("numberMisscheduled", s.number_misscheduled),
+        ("numberReady", s.number_ready),
+        ("numberAvailable", s.number_available),
+        ("numberUnavailable", s.number_unavailable),
+        ("updatedNumberScheduled", s.updated_number_scheduled),
+    ]
+    .into_iter()
+    .find(|(_, v)| *v < 0)
 }
 
 /// Go's `%q` for the characters a name can carry: quotes, backslash-escapes `"` and `\`, and
@@ -198,6 +227,29 @@ mod tests {
             kubectl_rollout_status(&d).done,
             "§e consequences: misscheduled/unavailable/current are ignored"
         );
+    }
+
+    #[test]
+    fn a_negative_count_is_invalid_status_data_not_a_success() {
+        // Issue 15 reproduction 8: desiredNumberScheduled -1 made `0 < -1` false at every step
+        // of §e.3, so the verdict was "successfully rolled out". AV
+        // ValidateDaemonSetStatusUpdate refuses negative counts, so it is damaged data.
+        for (desired, updated, available) in [(-1, 0, 0), (3, -2, 3), (3, 3, -1)] {
+            let d = with_status(1, Some((1, desired, updated, available)));
+            let got = kubectl_rollout_status(&d);
+            assert!(!got.done, "{desired}/{updated}/{available}");
+            assert!(got.message.is_empty());
+            let error = got.error.unwrap_or_default();
+            assert!(
+                error.starts_with("invalid DaemonSet status: status.")
+                    && error.contains("never negative"),
+                "{error}"
+            );
+        }
+        let d = with_status(1, Some((1, -1, 0, 0)));
+        assert!(kubectl_rollout_status(&d)
+            .error
+            .is_some_and(|e| e.contains("status.desiredNumberScheduled is -1")));
     }
 
     #[test]

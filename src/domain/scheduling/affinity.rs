@@ -8,6 +8,7 @@ use super::selector::{
 };
 use super::{Reason, Rule};
 use crate::domain::facts::{NodeFacts, NodeSelectorTerm};
+use crate::domain::shell::shell_command;
 
 /// The node's value of a label for people: `k=v` or `k: (absent)`.
 fn node_label(node: &NodeFacts, key: &str) -> String {
@@ -49,11 +50,14 @@ pub(super) fn node_selector_reasons(
                 ),
             };
             let fix = (!passed).then(|| {
-                let overwrite = if have.is_some() { " --overwrite" } else { "" };
+                let pair = format!("{key}={want}");
+                let mut argv = vec!["kubectl", "label", "nodes", node.name.as_str(), pair.as_str()];
+                if have.is_some() {
+                    argv.push("--overwrite");
+                }
                 format!(
-                    "label the node {key}={want} (kubectl label nodes {} {key}={want}{overwrite}), or remove \
-                     {key} from spec.template.spec.nodeSelector",
-                    node.name
+                    "label the node {key}={want} ({}), or remove {key} from spec.template.spec.nodeSelector",
+                    shell_command(&argv)
                 )
             });
             Reason {
@@ -86,21 +90,40 @@ fn explain_label(r: &LabelReq, node: &NodeFacts) -> (bool, String, Option<String
         return (true, text, None);
     }
     let first = r.source.values.first().cloned().unwrap_or_default();
+    // Every suggested command is quoted: names and keys come from the cluster (issue 15).
+    let set = |value: &str| {
+        let pair = format!("{key}={value}");
+        shell_command(&["kubectl", "label", "nodes", name, &pair, "--overwrite"])
+    };
+    let remove = || {
+        let unset = format!("{key}-");
+        shell_command(&["kubectl", "label", "nodes", name, &unset])
+    };
     let fix = match &r.op {
-        LabelOp::In => Some(format!("label the node {key}={first} (kubectl label nodes {name} {key}={first} --overwrite)")),
+        LabelOp::In => Some(format!("label the node {key}={first} ({})", set(&first))),
         LabelOp::NotIn => Some(format!(
-            "give the node a value of {key} outside [{values}], or remove it (kubectl label nodes {name} {key}-)"
+            "give the node a value of {key} outside [{values}], or remove it ({})",
+            remove()
         )),
-        LabelOp::Exists => Some(format!("add a label {key} to the node, any value (kubectl label nodes {name} {key}=true)")),
-        LabelOp::DoesNotExist => Some(format!("remove the label: kubectl label nodes {name} {key}-")),
+        LabelOp::Exists => Some(format!("add a label {key} to the node, any value ({})", {
+            let pair = format!("{key}=true");
+            shell_command(&["kubectl", "label", "nodes", name, &pair])
+        })),
+        LabelOp::DoesNotExist => Some(format!("remove the label: {}", remove())),
         LabelOp::Gt(n) => n.checked_add(1).map(|m| {
-            format!("label the node {key} with an integer greater than {n}, e.g. {key}={m} (kubectl label nodes {name} {key}={m} --overwrite)")
+            format!(
+                "label the node {key} with an integer greater than {n}, e.g. {key}={m} ({})",
+                set(&m.to_string())
+            )
         }),
         LabelOp::Lt(n) => match n.checked_sub(1).filter(|m| *m >= 0) {
             Some(m) => Some(format!(
-                "label the node {key} with an integer less than {n}, e.g. {key}={m} (kubectl label nodes {name} {key}={m} --overwrite)"
+                "label the node {key} with an integer less than {n}, e.g. {key}={m} ({})",
+                set(&m.to_string())
             )),
-            None => Some(format!("change the requirement: no label value is an integer less than {n}")),
+            None => Some(format!(
+                "change the requirement: no label value is an integer less than {n}"
+            )),
         },
     };
     (false, text, fix)

@@ -9,6 +9,7 @@ use super::toleration::{
 };
 use super::{Reason, Rule};
 use crate::domain::facts::{NodeFacts, Taint, TaintEffect, TemplateFacts};
+use crate::domain::shell::shell_command;
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
@@ -175,11 +176,15 @@ fn taint_reason(
         pod_value,
         message,
         fix: Some(format!(
-            "add the toleration {} to spec.template.spec.tolerations, or remove the taint with kubectl taint nodes {} {}:{}-",
+            "add the toleration {} to spec.template.spec.tolerations, or remove the taint with {}",
             render_toleration(&toleration_for(taint)),
-            node.name,
-            taint.key,
-            effect_str(&taint.effect)
+            shell_command(&[
+                "kubectl",
+                "taint",
+                "nodes",
+                &node.name,
+                &format!("{}:{}-", taint.key, effect_str(&taint.effect)),
+            ])
         )),
     }
 }

@@ -201,11 +201,17 @@ pub(crate) fn render_taint(taint: &Taint) -> String {
 /// The smallest toleration that tolerates exactly this taint: `Exists` when it has no value
 /// (so a later value does not break it), `Equal` with the value otherwise.
 pub(crate) fn toleration_for(taint: &Taint) -> Toleration {
-    let exists = taint.value.is_empty();
+    // An empty key only goes with Exists and no value (CV ValidateTolerations: "operator must
+    // be Exists when `key` is empty"); such a toleration matches every taint of the effect.
+    let exists = taint.value.is_empty() || taint.key.is_empty();
     Toleration {
         key: taint.key.clone(),
         operator: if exists { "Exists" } else { "Equal" }.to_string(),
-        value: taint.value.clone(),
+        value: if exists {
+            String::new()
+        } else {
+            taint.value.clone()
+        },
         effect: effect_str(&taint.effect).to_string(),
         toleration_seconds: None,
     }

@@ -62,6 +62,16 @@ impl ApiError {
         }
     }
 
+    /// 413 for a body over the server's limit (apimachinery `NewRequestEntityTooLargeError`).
+    pub fn too_large(limit: usize) -> ApiError {
+        ApiError {
+            code: 413,
+            reason: "RequestEntityTooLarge",
+            message: format!("Request entity too large: limit is {limit}"),
+            details: None,
+        }
+    }
+
     /// 410 Expired for a continue token or resourceVersion that left the history.
     pub fn expired(message: impl Into<String>) -> ApiError {
         ApiError {

@@ -206,7 +206,7 @@ pub fn watch(
         events_v1: rp.events_v1,
     };
     let stream = async_stream::stream! {
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = later(timeout);
         let mut latest = store.latest();
         let mut cursor = match start_rv {
             Some(rv) => rv,
@@ -230,7 +230,7 @@ pub fn watch(
                 page.resource_version
             }
         };
-        let mut next_bookmark = tokio::time::Instant::now() + bookmark_interval;
+        let mut next_bookmark = later(bookmark_interval);
         loop {
             match store.history_since(kind, cursor, BATCH) {
                 Err(StoreError::Gone { requested, oldest }) => {
@@ -260,7 +260,7 @@ pub fn watch(
                 _ = tokio::time::sleep_until(deadline) => { return; }
                 _ = shutdown.changed() => { return; }
                 _ = tokio::time::sleep_until(next_bookmark), if bookmarks => {
-                    next_bookmark = tokio::time::Instant::now() + bookmark_interval;
+                    next_bookmark = later(bookmark_interval);
                     yield Ok(enc.bookmark(cursor, false));
                 }
             }
@@ -278,4 +278,12 @@ pub fn watch(
         header::HeaderValue::from_static("no-cache, private"),
     );
     Ok(response)
+}
+
+/// `now + after`, saturating: `?timeoutSeconds=18446744073709551615` is a valid query and must
+/// not overflow `Instant + Duration` (issue 15); too far means "never" for the timer.
+fn later(after: std::time::Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    now.checked_add(after)
+        .unwrap_or_else(|| crate::sim::clock::far_future().into())
 }

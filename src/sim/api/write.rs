@@ -97,6 +97,7 @@ pub fn create(
     check_namespace(rp, &mut obj)?;
     let mut obj = validate::normalize(rp.kind, &obj, strict(params))?;
     super::admission::admit_create(rp.kind, &mut obj);
+    crate::sim::validation::check(rp.kind, &obj)?;
     if params.dry_run {
         return Ok(json_response(StatusCode::CREATED, obj.to_string()));
     }
@@ -115,6 +116,9 @@ pub fn update(
     check_namespace(rp, &mut obj)?;
     check_name(rp, &obj)?;
     let obj = validate::normalize(rp.kind, &obj, strict(params))?;
+    if target(rp) == UpdateTarget::Object {
+        crate::sim::validation::check(rp.kind, &obj)?;
+    }
     if params.dry_run {
         return Ok(json_response(StatusCode::OK, obj.to_string()));
     }
@@ -191,6 +195,9 @@ pub fn patch(
             }
         }
         let obj = validate::normalize(rp.kind, &doc, strict(params))?;
+        if target(rp) == UpdateTarget::Object {
+            crate::sim::validation::check(rp.kind, &obj)?;
+        }
         if params.dry_run {
             return Ok(json_response(StatusCode::OK, obj.to_string()));
         }

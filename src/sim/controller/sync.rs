@@ -7,8 +7,10 @@ mod execute;
 
 use super::cache::Cache;
 use super::revisions;
-use crate::cluster::convert::daemonset_facts;
-use crate::domain::controller::{allows_surge, manage_node, rolling_update_plan};
+use crate::cluster::convert::{daemonset_facts, label_selector_facts};
+use crate::domain::controller::{
+    allows_surge, label_selector_matches, manage_node, rolling_update_plan,
+};
 use crate::domain::facts::{NodeFacts, PodFacts, UpdateStrategy};
 use crate::domain::rollout::{compute_status, resolve_budget, NodeSlot};
 use crate::domain::scheduling::{DaemonPod, Placement};
@@ -106,6 +108,20 @@ impl Syncer {
             let msg = "This daemon set is selecting all pods. A non-empty selector is required."
                 .to_string();
             self.event(&ds, Severity::Warning, "SelectingAll", msg);
+            return requeue;
+        }
+        // Defence in depth (issue 15): the API refuses a selector that does not select the
+        // template (AV ValidateDaemonSetSpec), but an object stored past it must not make us
+        // create pods we cannot claim (§f), which would look missing and be created again.
+        let template_labels = ds
+            .spec
+            .template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.clone())
+            .unwrap_or_default();
+        if !label_selector_matches(&label_selector_facts(selector), &template_labels) {
+            tracing::debug!(daemonset = %name, "selector does not match the template labels; creating nothing");
             return requeue;
         }
         let mut revs = revisions::owned(&self.store, &ds);

@@ -132,6 +132,13 @@ impl Builder<'_> {
         if api_version.is_empty() {
             return Err(self.error(place, &what, Some("apiVersion".into()), "missing".into()));
         }
+        // What kube-apiserver would refuse is refused here too (issue 15), first field first.
+        if let Some(stored_kind) = stored_kind(&api_version, &kind) {
+            let invalid = crate::sim::validation::invalid_fields(stored_kind, &doc);
+            if let Some(first) = invalid.into_iter().next() {
+                return Err(self.error(place, &what, Some(first.field), first.rule));
+            }
+        }
         match (api_version.as_str(), kind.as_str()) {
             ("v1", "List") if place.item.is_none() => {
                 let Some(Value::Array(items)) = obj.get("items") else {
@@ -381,6 +388,18 @@ impl Builder<'_> {
             }
         }
         Ok(scenario)
+    }
+}
+
+/// The store kind of a document this loader keeps, if it is one.
+fn stored_kind(api_version: &str, kind: &str) -> Option<crate::sim::store::Kind> {
+    use crate::sim::store::Kind;
+    match (api_version, kind) {
+        ("v1", "Node") => Some(Kind::Node),
+        ("v1", "Namespace") => Some(Kind::Namespace),
+        ("v1", "Pod") => Some(Kind::Pod),
+        ("apps/v1", "DaemonSet") => Some(Kind::DaemonSet),
+        _ => None,
     }
 }
 

@@ -13,6 +13,13 @@ pub const SETTINGS_API_VERSION: &str = "daemonscope.dev/v1alpha1";
 /// `kind` of the settings document.
 pub const SETTINGS_KIND: &str = "SimulationSettings";
 
+/// Slowest accepted `speed`: a thousandth of real time.
+pub const MIN_SPEED: f64 = 0.001;
+/// Fastest accepted `speed`: ten thousand simulated seconds per real second.
+pub const MAX_SPEED: f64 = 10_000.0;
+/// Longest accepted delay, backoff or update time: one year of simulated time.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// Everything the simulated cluster needs besides the objects. Every field has a default, so a
 /// scenario without a settings document (a plain `kubectl get -o yaml` dump) runs as is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -198,13 +205,56 @@ impl BlockedCreation {
 }
 
 impl SimulationSettings {
-    /// Checks what serde cannot: positive speed, `namespace/name` references.
+    /// Checks what serde cannot: a speed and durations in a range the clock can represent,
+    /// `namespace/name` references. Why the ranges: speed 1e20 or a delay of 1e19 s used to
+    /// overflow the simulated clock and kill the API, the kubelet or the controller (issue 15).
     pub fn validate(&self) -> Result<(), String> {
         if !(self.speed.is_finite() && self.speed > 0.0) {
             return Err(format!(
                 "spec.speed: must be a positive number, got {}",
                 self.speed
             ));
+        }
+        if !(MIN_SPEED..=MAX_SPEED).contains(&self.speed) {
+            return Err(format!(
+                "spec.speed: must be between {MIN_SPEED} and {MAX_SPEED} (simulated seconds per real second), got {:e}",
+                self.speed
+            ));
+        }
+        let k = &self.kubelet;
+        let c = &self.controller;
+        let mut durations = vec![
+            ("spec.kubelet.scheduleDelay".to_string(), k.schedule_delay),
+            (
+                "spec.kubelet.containerCreatingDelay".to_string(),
+                k.container_creating_delay,
+            ),
+            ("spec.kubelet.readyDelay".to_string(), k.ready_delay),
+            (
+                "spec.kubelet.terminationGracePeriod".to_string(),
+                k.termination_grace_period,
+            ),
+            (
+                "spec.kubelet.crashLoopRestartInterval".to_string(),
+                k.crash_loop_restart_interval,
+            ),
+            (
+                "spec.controller.initialBackoff".to_string(),
+                c.initial_backoff,
+            ),
+            ("spec.controller.maxBackoff".to_string(), c.max_backoff),
+        ];
+        for (i, u) in self.updates.iter().enumerate() {
+            durations.push((format!("spec.updates[{i}].after"), u.after));
+        }
+        for (field, value) in durations {
+            if value > MAX_DURATION {
+                return Err(format!(
+                    "{field}: must be at most {}h (one year), got {}s",
+                    MAX_DURATION.as_secs() / 3600,
+                    value.as_secs()
+                ));
+            }
         }
         if self.controller.burst_replicas == 0 {
             return Err("spec.controller.burstReplicas: must be at least 1".to_string());
@@ -309,7 +359,8 @@ fn seconds(secs: f64, text: &str) -> Result<Duration, String> {
             "{text:?}: a duration must be a non-negative number"
         ));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("{text:?}: too large for a duration (at most one year is accepted)"))
 }
 
 fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
@@ -358,6 +409,38 @@ mod tests {
         for text in ["", "2 parsecs", "5x", "-1", "s", "1m30"] {
             assert!(parse_duration(text).is_err(), "{text} should be rejected");
         }
+    }
+
+    #[test]
+    fn extreme_numbers_are_refused_with_the_field_and_its_range() {
+        // Issue 15 reproduction 3: `speed: 1e308`, `speed: 1e20`, `speed: 1e-300`,
+        // `readyDelay: 1e19` and `initialBackoff: 1e19` crashed the simulation; `readyDelay:
+        // 1e20` made `Duration::from_secs_f64` panic during parsing (exit 101).
+        assert!(parse_duration("1e20").is_err_and(|e| e.contains("too large")));
+        assert!(parse_duration("1e400").is_err());
+        for speed in [1e308, 1e20, 1e-300, 20_000.0] {
+            let s = SimulationSettings {
+                speed,
+                ..Default::default()
+            };
+            let err = s.validate().err().unwrap_or_default();
+            assert!(
+                err.starts_with("spec.speed: must be between 0.001 and 10000"),
+                "{speed}: {err}"
+            );
+        }
+        let mut s = SimulationSettings::default();
+        s.kubelet.ready_delay = Duration::from_secs(10_000_000_000_000_000_000);
+        let err = s.validate().err().unwrap_or_default();
+        assert!(
+            err.starts_with("spec.kubelet.readyDelay: must be at most 8760h"),
+            "{err}"
+        );
+        let mut s = SimulationSettings::default();
+        s.controller.initial_backoff = Duration::from_secs(10_000_000_000_000_000_000);
+        let err = s.validate().err().unwrap_or_default();
+        assert!(err.starts_with("spec.controller.initialBackoff"), "{err}");
+        assert!(SimulationSettings::default().validate().is_ok());
     }
 
     #[test]

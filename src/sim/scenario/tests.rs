@@ -175,6 +175,18 @@ fn bad_files_get_errors_naming_document_object_and_field() {
             &["document 2", "only one settings document"],
         ),
         (
+            // Issue 15 reproduction 1: kube-apiserver refuses it (AV ValidateDaemonSetSpec).
+            "a selector that misses its template",
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: x}\nspec: {selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: b}}, spec: {containers: [{name: c, image: i}]}}}\n",
+            &["DaemonSet x/d", "field spec.template.metadata.labels", "`selector` does not match template `labels`"],
+        ),
+        (
+            // Issue 15 item 6: metav1validation ValidateLabels.
+            "a label value with <",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: \"x<y\"}}\n",
+            &["Node n", "field metadata.labels", "Invalid value: \"x<y\""],
+        ),
+        (
             "a list without items",
             "apiVersion: v1\nkind: List\n",
             &["List", "field items"],

@@ -4,6 +4,8 @@
 //! Clients send DaemonSet selectors rendered as strings (`app=speaker`), `kubectl -l`, and
 //! field selectors on `metadata.name`, `spec.nodeName`, `status.phase` and event fields;
 //! every operator of the label grammar is accepted so a real client never meets a 400 here.
+
+use crate::domain::validation::names::{check_label_value, check_qualified_name};
 use std::collections::BTreeMap;
 
 use super::Kind;
@@ -58,19 +60,14 @@ fn split_top_level(s: &str) -> Vec<&str> {
     parts
 }
 
+/// `IsQualifiedName`, the domain's rule (written once, §a.3).
 fn valid_label_key(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= 317
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+    check_qualified_name(key).is_ok()
 }
 
+/// `IsValidLabelValue`, the domain's rule (written once, §a.3).
 fn valid_label_value(value: &str) -> bool {
-    value.len() <= 63
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    check_label_value(value).is_ok()
 }
 
 impl LabelSelector {
@@ -372,6 +369,12 @@ mod tests {
     #[test]
     fn malformed_label_selectors_are_rejected() {
         for sel in ["app in a,b", "=x", "app=spe aker", "app ~ x", "rank>x"] {
+            assert!(LabelSelector::parse(sel).is_err(), "{sel:?} should fail");
+        }
+        // labels.Parse validates with IsQualifiedName / IsValidLabelValue, the domain's rules
+        // (issue 15 item 6: this file had a weaker copy that let these through).
+        let long = format!("app={}", "a".repeat(64));
+        for sel in ["app=-x", "app=x-", "-app=x", "a/b/c=x", long.as_str()] {
             assert!(LabelSelector::parse(sel).is_err(), "{sel:?} should fail");
         }
     }

@@ -277,3 +277,16 @@ fn quoted_scalars_escape_quotes_backslashes_and_control_characters() {
     assert_eq!(yaml_scalar("yes"), r#""yes""#);
     assert_eq!(yaml_scalar("infra"), "infra");
 }
+
+#[test]
+fn the_suggested_toleration_for_an_empty_key_is_one_the_api_server_accepts() {
+    // Issue 15 reproduction 7: a taint `=v:NoSchedule` (empty key, from a hand-written dump)
+    // got `{operator: Equal, value: v}` with no key, which CV ValidateTolerations refuses
+    // ("operator must be Exists when `key` is empty").
+    let t = toleration_for(&taint("", "v", TaintEffect::NoSchedule));
+    assert_eq!(
+        render_toleration(&t),
+        "{operator: Exists, effect: NoSchedule}"
+    );
+    assert!(crate::domain::validation::validate_tolerations(&[t], "t").is_empty());
+}

@@ -78,9 +78,10 @@ impl Syncer {
                         .failed_backoff
                         .get(&key)
                         .map_or(Duration::from_secs(1), |(_, d)| {
-                            (*d * 2).min(Duration::from_secs(900))
+                            d.saturating_mul(2).min(Duration::from_secs(900))
                         });
-                    self.failed_backoff.insert(key, (elapsed + delay, delay));
+                    self.failed_backoff
+                        .insert(key, (elapsed.saturating_add(delay), delay));
                     let msg = format!(
                         "Found failed daemon pod {namespace}/{} on node {}, will try to kill it",
                         d.name, d.node
@@ -169,8 +170,11 @@ impl Syncer {
                         let delay = self
                             .create_backoff
                             .get(&key)
-                            .map_or(c.initial_backoff, |(_, d)| (*d * 2).min(c.max_backoff));
-                        self.create_backoff.insert(key, (elapsed + delay, delay));
+                            .map_or(c.initial_backoff, |(_, d)| {
+                                d.saturating_mul(2).min(c.max_backoff)
+                            });
+                        self.create_backoff
+                            .insert(key, (elapsed.saturating_add(delay), delay));
                         requeue.at_most(delay);
                         self.event(
                             ds,

@@ -1,0 +1,60 @@
+//! HTTP limits and status codes (issue 15 items 5 and 9), through `router()` with `oneshot`
+//! like `tests.rs`, whose seeded live state they reuse.
+
+use super::tests::{app, synced, text};
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use tower::ServiceExt;
+
+#[tokio::test]
+async fn a_server_function_body_over_the_limit_is_413_not_500() {
+    // Issue 15 reproduction 5: a body over the limit sent to /api/* got 500 "length limit
+    // exceeded"; HTTP's answer for it is 413 Payload Too Large (RFC 9110 §15.5.14).
+    use leptos::server_fn::ServerFn;
+    let path = <crate::server_fns::GetMatrix as ServerFn>::PATH;
+    let big = format!("q={}", "a".repeat(3 * 1024 * 1024));
+    let request = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(big))
+        .expect("a valid request");
+    let response = app(synced()).oneshot(request).await.expect("infallible");
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // A body under the limit still works.
+    let request = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::empty())
+        .expect("a valid request");
+    let response = app(synced()).oneshot(request).await.expect("infallible");
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "{}",
+        text(response).await
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_node_or_daemonset_page_is_a_404_with_the_friendly_page() {
+    // Issue 15 item 9: /node/X and /ds/A/B of objects the cluster does not have answered 200;
+    // the page stays (it names the object and links back), the status says Not Found.
+    for (uri, testid) in [
+        ("/node/ghost", "node-not-found"),
+        ("/ds/kube-system/ghost", "ds-not-found"),
+    ] {
+        let response = get(app(synced()), uri).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{uri}");
+        let html = text(response).await;
+        assert!(html.contains(testid), "{uri}: {html}");
+    }
+    for uri in ["/node/a", "/ds/kube-system/log"] {
+        let response = get(app(synced()), uri).await;
+        assert_eq!(response.status(), StatusCode::OK, "{uri}");
+    }
+}
+
+async fn get(app: axum::Router, uri: &str) -> axum::response::Response {
+    let request = Request::get(uri)
+        .body(Body::empty())
+        .expect("a valid request");
+    app.oneshot(request).await.expect("infallible")
+}
