@@ -12,7 +12,7 @@ SITE := target/site
 PKG := $(SITE)/pkg
 FRONT := target/front
 WASM_ENV := RUSTUP_TOOLCHAIN=debian-web RUSTC_BOOTSTRAP=1
-WASM_FLAGS := --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
+WASM_FLAGS := -p daemonscope --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
 	-Zbuild-std=std,panic_abort --target-dir $(FRONT)
 TOOLS := $(CURDIR)/.tools
 export PATH := $(HOME)/.cargo/bin:$(TOOLS)/bin:$(PATH)
@@ -119,7 +119,7 @@ test-rust:
 
 lint: fmt-check
 	cargo clippy --all-targets --features ssr -- -D warnings
-	cargo clippy --lib --no-default-features --features hydrate -- -D warnings
+	cargo clippy -p daemonscope -p daemonscope-domain --lib --no-default-features --features daemonscope/hydrate -- -D warnings
 
 fmt-check:
 	cargo fmt --all -- --check

@@ -3,8 +3,8 @@
 pub mod explain;
 pub mod rollout;
 
-use crate::cluster::convert::{self, load, ConvertError};
 use crate::domain::facts::{DaemonSetFacts, NodeFacts};
+use crate::edge::convert::{self, load, ConvertError};
 use std::path::Path;
 
 /// How the offline commands print their result.
@@ -21,7 +21,7 @@ pub enum CliError {
     Input { path: String, detail: String },
     /// The file itself could not be read (missing, not a regular file, too large, not text).
     #[error(transparent)]
-    Read(#[from] crate::files::ReadFileError),
+    Read(#[from] crate::edge::files::ReadFileError),
 }
 
 /// Largest input file the offline commands read: a Node or DaemonSet dump is kilobytes, so
@@ -31,7 +31,7 @@ const MAX_INPUT_BYTES: u64 = 8 * 1024 * 1024;
 /// The text of an input file, or a one-line error naming it (regular files only, read
 /// through a bounded reader: issue 15).
 fn read_input(path: &Path) -> Result<String, CliError> {
-    Ok(crate::files::read_text_limited(
+    Ok(crate::edge::files::read_text_limited(
         path,
         MAX_INPUT_BYTES,
         "a Node or DaemonSet dump",

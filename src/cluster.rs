@@ -5,7 +5,6 @@
 //! the edge) -> `live` (the shared, versioned state: `state` + `feed` + `metrics`).
 
 pub mod connect;
-pub mod convert;
 pub mod error;
 pub mod events;
 pub mod feed;

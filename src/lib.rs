@@ -6,19 +6,23 @@
 
 pub mod app;
 pub mod components;
-pub mod domain;
 pub mod live_client;
 pub mod pages;
 pub mod server_fns;
+
+/// The pure rules, from their own crate (`crates/domain`): also compiled to WASM.
+pub use daemonscope_domain as domain;
+/// The Kubernetes edge (`crates/edge`): conversions, manifest loading, bounded file reads.
+#[cfg(feature = "ssr")]
+pub use daemonscope_edge as edge;
+/// The simulated cluster (`crates/sim`), for `serve --demo`, `sim` and the tests.
+#[cfg(feature = "ssr")]
+pub use daemonscope_sim as sim;
 
 #[cfg(feature = "ssr")]
 pub mod cli;
 #[cfg(feature = "ssr")]
 pub mod cluster;
-#[cfg(feature = "ssr")]
-pub mod files;
-#[cfg(feature = "ssr")]
-pub mod sim;
 #[cfg(feature = "ssr")]
 pub mod web;
 

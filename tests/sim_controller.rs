@@ -3,10 +3,10 @@
 //! blocked creations and the status block, each checked against the rule it mirrors.
 #![cfg(feature = "ssr")]
 
-use daemonscope::cluster::convert::{daemonset_facts, node_facts, pod_facts};
 use daemonscope::domain::facts::PodFacts;
 use daemonscope::domain::rollout::{compute_status, kubectl_rollout_status};
 use daemonscope::domain::scheduling::placement;
+use daemonscope::edge::convert::{daemonset_facts, node_facts, pod_facts};
 use daemonscope::sim::clock::SimClock;
 use daemonscope::sim::controller::{self, Controllers};
 use daemonscope::sim::kubelet::set_node_ready;

@@ -3,7 +3,7 @@
 //! Each test names the reproduction it mirrors.
 #![cfg(feature = "ssr")]
 
-use daemonscope::cluster::convert::pod_facts;
+use daemonscope::edge::convert::pod_facts;
 use daemonscope::sim::clock::SimClock;
 use daemonscope::sim::controller::{self, Controllers};
 use daemonscope::sim::scenario::{apply, parse_str};

@@ -90,10 +90,10 @@ const MAX_KUBECONFIG_BYTES: u64 = 8 * 1024 * 1024;
 
 /// A kubeconfig must be a regular file of at most `MAX_KUBECONFIG_BYTES`.
 fn check_kubeconfig_file(file: &Path) -> Result<(), ClusterError> {
-    crate::files::check_regular_file(file)?;
+    crate::edge::files::check_regular_file(file)?;
     let len = std::fs::metadata(file).map_or(0, |m| m.len());
     if len > MAX_KUBECONFIG_BYTES {
-        return Err(crate::files::ReadFileError::TooLarge {
+        return Err(crate::edge::files::ReadFileError::TooLarge {
             path: file.display().to_string(),
             limit: MAX_KUBECONFIG_BYTES,
             what: "a kubeconfig",

@@ -27,7 +27,7 @@ pub enum ClusterError {
     },
     /// A kubeconfig file named is not a regular file, or is too large to be one.
     #[error("cannot use kubeconfig {0}")]
-    KubeconfigFile(#[from] crate::files::ReadFileError),
+    KubeconfigFile(#[from] crate::edge::files::ReadFileError),
     /// The kube client could not be built from a valid configuration.
     #[error("cannot build a Kubernetes client for {cluster}: {source}")]
     Client {

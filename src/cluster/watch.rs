@@ -48,13 +48,13 @@ pub trait Watched:
 
 impl Watched for Node {
     fn project(&self) -> Option<Projection> {
-        Some(Projection::Node(crate::cluster::convert::node_facts(self)))
+        Some(Projection::Node(crate::edge::convert::node_facts(self)))
     }
 }
 
 impl Watched for DaemonSet {
     fn project(&self) -> Option<Projection> {
-        match crate::cluster::convert::daemonset_facts(self) {
+        match crate::edge::convert::daemonset_facts(self) {
             Ok(facts) => Some(Projection::DaemonSet(facts)),
             Err(err) => {
                 // Not shown rather than shown wrong; the log names the object and the problem.
@@ -90,7 +90,7 @@ impl Watched for Pod {
     fn project(&self) -> Option<Projection> {
         // Kept even without a DaemonSet owner so that a pod which loses its owner leaves its
         // cell; the store drops ownerless pods at once.
-        Some(Projection::Pod(crate::cluster::convert::pod_facts(self)))
+        Some(Projection::Pod(crate::edge::convert::pod_facts(self)))
     }
 }
 

@@ -174,7 +174,7 @@ pub fn expected_from(
     revisions: &[ControllerRevision],
     pods: &[Pod],
 ) -> MatrixSnapshot {
-    use daemonscope::cluster::convert::{daemonset_facts, node_facts, pod_facts};
+    use daemonscope::edge::convert::{daemonset_facts, node_facts, pod_facts};
     let mut nodes: Vec<_> = nodes.iter().map(node_facts).collect();
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
     let mut daemonsets: Vec<_> = daemonsets

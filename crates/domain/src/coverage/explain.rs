@@ -1,0 +1,146 @@
+//! The answer to clicking a cell: its state, one sentence, the placement reasons, the pods and
+//! what would change it.
+
+use super::{cell_state, exclusion_kind, is_counted, CellState, ExclusionKind};
+use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, PodPhase, UpdateStrategy};
+use crate::rollout::{is_pod_updated, pod_order};
+use crate::scheduling::{placement, Placement};
+use crate::view::{CellExplanation, PodSummary};
+
+/// Explain one cell: runs placement (§a) for `node` and the DaemonSet's template, then
+/// [`explain_cell_with`]. `pods_on_node` are the DaemonSet's pods for this node (§f).
+pub fn explain_cell(
+    node: &NodeFacts,
+    ds: &DaemonSetFacts,
+    pods_on_node: &[&PodFacts],
+    now: i64,
+) -> CellExplanation {
+    explain_cell_with(
+        &node.name,
+        placement(node, &ds.template),
+        ds,
+        pods_on_node,
+        now,
+    )
+}
+
+/// Explain one cell from a placement already computed (so a caller holding it, or a test,
+/// does not compute it twice). Never shows env, command lines or volumes: a pod is summarised
+/// by name, phase, readiness, revision, restarts, waiting reason and age only.
+pub fn explain_cell_with(
+    node: &str,
+    placement: Placement,
+    ds: &DaemonSetFacts,
+    pods_on_node: &[&PodFacts],
+    now: i64,
+) -> CellExplanation {
+    let state = cell_state(&placement, ds, pods_on_node, now);
+    let summary = summary(state, &placement, ds, pods_on_node);
+    let mut what_would_change: Vec<String> = Vec::new();
+    for fix in placement
+        .reasons
+        .iter()
+        .filter(|r| !r.passed)
+        .filter_map(|r| r.fix.as_ref())
+    {
+        if !what_would_change.contains(fix) {
+            what_would_change.push(fix.clone());
+        }
+    }
+    let mut pods: Vec<&PodFacts> = pods_on_node.to_vec();
+    pods.sort_by(|a, b| pod_order(a, b));
+    let pods = pods.into_iter().map(|p| pod_summary(ds, p, now)).collect();
+    CellExplanation {
+        node: node.to_string(),
+        daemonset: ds.key(),
+        state,
+        summary,
+        placement,
+        pods,
+        what_would_change,
+    }
+}
+
+/// A pod as the explanation and rollout pages show it: name, phase, readiness, whether it is
+/// updated (§d.4), revision, restarts, waiting reason, terminating, age. Why: never env,
+/// command lines or volumes (design), and one definition for every page.
+pub fn pod_summary(ds: &DaemonSetFacts, pod: &PodFacts, now: i64) -> PodSummary {
+    PodSummary {
+        name: pod.name.clone(),
+        phase: format!("{:?}", pod.phase),
+        ready: pod.ready,
+        updated: is_pod_updated(ds, pod),
+        revision_hash: pod.revision_hash.clone(),
+        restart_count: pod.restart_count,
+        waiting_reason: pod.waiting_reason.clone(),
+        terminating: pod.terminating,
+        age_seconds: now.saturating_sub(pod.created).max(0),
+    }
+}
+
+/// The one sentence a person reads first.
+fn summary(
+    state: CellState,
+    placement: &Placement,
+    ds: &DaemonSetFacts,
+    pods: &[&PodFacts],
+) -> String {
+    let why_not = || {
+        let kind = match exclusion_kind(placement) {
+            Some(ExclusionKind::NodeName) => "the template's spec.nodeName names another node",
+            Some(ExclusionKind::NodeSelector) => "the node lacks a label the nodeSelector asks for",
+            Some(ExclusionKind::NodeAffinity) => {
+                "the required node affinity does not match this node"
+            }
+            Some(ExclusionKind::Taint) => "the node has a taint the pod does not tolerate",
+            None => "the placement rules rule this node out",
+        };
+        kind.to_string()
+    };
+    let first = pods
+        .iter()
+        .copied()
+        .filter(|p| is_counted(p) && !p.terminating)
+        .min_by(|a, b| pod_order(a, b));
+    match state {
+        CellState::Ready => "Should run here and does: ready on the current revision.".into(),
+        CellState::Outdated => {
+            let hash = first.map_or("", |p| p.revision_hash.as_str());
+            if matches!(ds.strategy, UpdateStrategy::RollingUpdate { .. }) {
+                format!("Should run here; the pod runs an old revision ({hash}) and is replaced as the rolling update reaches this node.")
+            } else {
+                format!("Should run here; the pod runs an old revision ({hash}). With OnDelete it is replaced only when someone deletes it.")
+            }
+        }
+        CellState::Unready => {
+            let detail = first
+                .and_then(|p| match (&p.waiting_reason, p.phase) {
+                    (Some(reason), _) => Some(format!(" ({reason})")),
+                    (None, PodPhase::Failed) => Some(" (the pod failed; the controller deletes and recreates it)".into()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            format!("Should run here; the pod is on the current revision but not Ready{detail}.")
+        }
+        CellState::Pending if first.is_none() => "Should run here; the previous pod is terminating and the controller creates the new one once it is gone.".into(),
+        CellState::Pending => "Should run here; the pod is pending (not yet scheduled or started).".into(),
+        CellState::Missing => "Should run here but has no pod: the DaemonSet controller should create one; if it stays missing, check the DaemonSet's events.".into(),
+        CellState::Excluded if placement.should_continue_running => format!(
+            "Should not run here: {}. No new pod is placed here, but an existing one would be kept (only NoSchedule taints fail).",
+            why_not()
+        ),
+        CellState::Excluded => format!("Should not run here: {}.", why_not()),
+        CellState::Misscheduled if placement.should_continue_running => format!(
+            "A pod runs here but should not ({}): it is kept because no NoExecute taint forbids it, and it counts as misscheduled.",
+            why_not()
+        ),
+        CellState::Misscheduled => format!(
+            "A pod runs here but should not ({}): the controller deletes it.",
+            why_not()
+        ),
+        CellState::Surge => "Surge update in progress: an old and a new pod run here; the old one is deleted once the new one is available.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

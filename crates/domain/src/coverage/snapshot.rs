@@ -1,0 +1,204 @@
+//! The whole matrix (`MatrixSnapshot`), one column summary, one node row.
+
+use super::{cell_state_from, group_pods, is_counted, CellState};
+use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, TaintEffect, UpdateStrategy};
+use crate::rollout::{
+    budget_in_use, compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot,
+};
+use crate::scheduling::DaemonPod;
+use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow};
+
+/// At most this many taints and labels are shown per row, each at most [`MAX_TEXT`] chars:
+/// the values come from the cluster and are shown to people (design: bounded).
+const MAX_ITEMS: usize = 8;
+const MAX_TEXT: usize = 100;
+
+/// Label keys that identify a node's role, zone or pool, in the order they are shown.
+const IDENTIFYING_LABELS: &[&str] = &[
+    "kubernetes.io/role",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "node.kubernetes.io/instance-type",
+    "cloud.google.com/gke-nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "karpenter.sh/nodepool",
+    "kubernetes.azure.com/agentpool",
+    "agentpool",
+    "workload-type",
+];
+
+/// The matrix for a set of facts: one column per DaemonSet (in the given order), one row per
+/// node (in the given order). Pods are grouped once (§f); placement is compiled once per
+/// DaemonSet and only the booleans are computed per cell (reasons are built on demand by
+/// [`super::explain_cell`]). `version` is 0 and `health` empty: the live layer sets them.
+pub fn build_snapshot(
+    nodes: &[NodeFacts],
+    daemonsets: &[DaemonSetFacts],
+    pods: &[PodFacts],
+    now: i64,
+    cluster: &str,
+) -> MatrixSnapshot {
+    let groups = group_pods(pods);
+    let known: std::collections::HashSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut cells: Vec<Vec<CellState>> = vec![Vec::with_capacity(daemonsets.len()); nodes.len()];
+    let mut columns = Vec::with_capacity(daemonsets.len());
+    for ds in daemonsets {
+        let compiled = DaemonPod::new(&ds.template);
+        let mut slots: Vec<NodeSlot<'_>> = nodes
+            .iter()
+            .map(|node| NodeSlot {
+                node: &node.name,
+                should_run: compiled.verdict(node).0,
+                gone: false,
+                pods: groups.pods(&ds.uid, &node.name),
+            })
+            .collect();
+        // Pods aimed at nodes no longer in the list (§d.3, after the rows' slots).
+        slots.extend(
+            groups
+                .nodes_of(&ds.uid)
+                .filter(|(node, _)| !known.contains(node))
+                .map(|(node, pods)| NodeSlot {
+                    node,
+                    should_run: false,
+                    gone: true,
+                    pods,
+                }),
+        );
+        for (row, slot) in cells.iter_mut().zip(&slots) {
+            row.push(cell_state_from(slot.should_run, ds, slot.pods, now));
+        }
+        columns.push(column_summary(ds, &slots, now));
+    }
+    let rows = nodes
+        .iter()
+        .zip(cells)
+        .map(|(node, cells)| node_row(node, cells))
+        .collect();
+    MatrixSnapshot {
+        version: 0,
+        cluster: cluster.to_string(),
+        daemonsets: columns,
+        nodes: rows,
+        health: Vec::new(),
+    }
+}
+
+/// One column's summary from one slot per node of the cluster (callable per column, for
+/// incremental updates): desired/ready/updated/available/misscheduled as the controller's
+/// status would have them (§c), missing cells, the budget resolved against desired (§d.2) and
+/// how much of it is in use (§d.3), and the verdict `kubectl rollout status` prints from the
+/// DaemonSet's own status (§e).
+///
+/// A strategy other than RollingUpdate has no rolling-update budget: `max_unavailable`,
+/// `max_surge` and `budget_error` are None and `budget_in_use` is 0 (§d.5). Slots of deleted
+/// nodes ([`NodeSlot::gone`]) count in the budget only, as in the controller.
+pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> DaemonSetColumn {
+    let status = compute_status_for_slots(ds, slots, now);
+    let missing = slots
+        .iter()
+        .filter(|s| s.should_run && !s.gone && !s.pods.iter().any(|p| is_counted(p)))
+        .count() as i64;
+    let (max_unavailable, max_surge, budget_error, in_use) = match &ds.strategy {
+        UpdateStrategy::RollingUpdate { .. } => {
+            match resolve_budget(&ds.strategy, status.desired_number_scheduled) {
+                Ok(budget) => (
+                    Some(budget.max_unavailable),
+                    Some(budget.max_surge),
+                    None,
+                    budget_in_use(ds, slots, &budget, now),
+                ),
+                Err(e) => (None, None, Some(e.to_string()), 0),
+            }
+        }
+        _ => (None, None, None, 0),
+    };
+    let verdict = kubectl_rollout_status(ds);
+    DaemonSetColumn {
+        key: ds.key(),
+        namespace: ds.namespace.clone(),
+        name: ds.name.clone(),
+        desired: status.desired_number_scheduled,
+        ready: status.number_ready,
+        updated: status.updated_number_scheduled,
+        available: status.number_available,
+        misscheduled: status.number_misscheduled,
+        missing,
+        strategy: strategy_name(&ds.strategy),
+        max_unavailable,
+        max_surge,
+        budget_error,
+        budget_in_use: in_use,
+        rollout_message: verdict.message,
+        rollout_done: verdict.done,
+        rollout_error: verdict.error,
+    }
+}
+
+/// `spec.updateStrategy.type` as Kubernetes spells it.
+pub fn strategy_name(strategy: &UpdateStrategy) -> String {
+    match strategy {
+        UpdateStrategy::RollingUpdate { .. } => "RollingUpdate".into(),
+        UpdateStrategy::OnDelete => "OnDelete".into(),
+        UpdateStrategy::Other(other) => bounded(other),
+    }
+}
+
+/// A node's row: name, readiness, cordon, taints as `key=value:Effect` and a few identifying
+/// labels, all bounded in count and length.
+pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
+    let mut taints: Vec<String> = node
+        .taints
+        .iter()
+        .take(MAX_ITEMS)
+        .map(|t| {
+            let effect = match &t.effect {
+                TaintEffect::NoSchedule => "NoSchedule",
+                TaintEffect::PreferNoSchedule => "PreferNoSchedule",
+                TaintEffect::NoExecute => "NoExecute",
+                TaintEffect::Other(other) => other.as_str(),
+            };
+            if t.value.is_empty() {
+                bounded(&format!("{}:{effect}", t.key))
+            } else {
+                bounded(&format!("{}={}:{effect}", t.key, t.value))
+            }
+        })
+        .collect();
+    if node.taints.len() > MAX_ITEMS {
+        taints.push(format!("…and {} more", node.taints.len() - MAX_ITEMS));
+    }
+    let roles = node
+        .labels
+        .iter()
+        .filter(|(k, _)| k.starts_with("node-role.kubernetes.io/"));
+    let known = IDENTIFYING_LABELS
+        .iter()
+        .filter_map(|k| node.labels.get_key_value(*k));
+    let labels = roles
+        .chain(known)
+        .take(MAX_ITEMS)
+        .map(|(k, v)| (bounded(k), bounded(v)))
+        .collect();
+    NodeRow {
+        name: node.name.clone(),
+        ready: node.ready,
+        unschedulable: node.unschedulable,
+        taints,
+        labels,
+        cells,
+    }
+}
+
+/// At most [`MAX_TEXT`] characters, with an ellipsis when cut.
+fn bounded(text: &str) -> String {
+    if text.chars().count() <= MAX_TEXT {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(MAX_TEXT - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,11 @@
+//! daemonscope's Kubernetes edge: where k8s-openapi objects become domain values and back.
+//!
+//! Why a crate of its own: the dashboard (`cluster/`) and the simulated cluster both read
+//! Kubernetes objects, and the sim must not depend on the dashboard. Both depend on this crate
+//! and on `daemonscope-domain`, so a conversion, a manifest loader or a well-known name exists
+//! once. It does no network I/O; `files` is the one bounded reader for files a user names.
+
+pub mod convert;
+pub mod files;
+
+use daemonscope_domain as domain;

@@ -1,0 +1,132 @@
+//! Node health as the kubelet reports it and the node lifecycle controller reacts to it: the
+//! Ready condition and the `not-ready` taints.
+//!
+//! Why both here: on a real cluster the two are different components, but the dashboard only
+//! sees their combined effect (a NotReady node carries `node.kubernetes.io/not-ready` with
+//! effects NoSchedule and NoExecute, §a.6), and the sim must produce exactly that.
+
+use crate::store::{Store, StoreError};
+use k8s_openapi::api::core::v1::{Node, NodeCondition, NodeSystemInfo, Taint};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+
+/// The taint key the node lifecycle controller uses for a node whose Ready condition is False.
+pub const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
+
+/// A Ready condition as the kubelet posts it.
+pub fn ready_condition(ready: bool, now: Option<Timestamp>) -> NodeCondition {
+    let time = now.map(Time);
+    NodeCondition {
+        type_: "Ready".into(),
+        status: if ready { "True" } else { "False" }.into(),
+        reason: Some(if ready { "KubeletReady" } else { "KubeletNotReady" }.into()),
+        message: Some(
+            if ready {
+                "kubelet is posting ready status"
+            } else {
+                "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady"
+            }
+            .into(),
+        ),
+        last_heartbeat_time: time.clone(),
+        last_transition_time: time,
+    }
+}
+
+/// The `nodeInfo` block every simulated kubelet reports (`kubectl get nodes` shows VERSION).
+pub fn node_info() -> NodeSystemInfo {
+    NodeSystemInfo {
+        architecture: "amd64".into(),
+        container_runtime_version: "containerd://2.0.4".into(),
+        kernel_version: "6.1.0-28-cloud-amd64".into(),
+        kubelet_version: "v1.37.0".into(),
+        operating_system: "linux".into(),
+        os_image: "Debian GNU/Linux 12 (bookworm)".into(),
+        ..Default::default()
+    }
+}
+
+/// Whether the node's Ready condition is True. A node without conditions (a hand-written
+/// manifest) counts as ready, as its kubelet would post Ready on start.
+pub fn is_node_ready(node: &Node) -> bool {
+    let conditions = node.status.as_ref().and_then(|s| s.conditions.as_ref());
+    match conditions.and_then(|c| c.iter().find(|c| c.type_ == "Ready")) {
+        Some(c) => c.status == "True",
+        None => true,
+    }
+}
+
+/// Why a node's readiness could not be changed.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeHealthError {
+    #[error("node {0} does not exist")]
+    NotFound(String),
+    #[error("updating node {node}: {source}")]
+    Store {
+        node: String,
+        #[source]
+        source: StoreError,
+    },
+}
+
+/// Turns a node NotReady (its kubelet stops posting Ready) or back to Ready, with the node
+/// lifecycle controller's `not-ready` NoSchedule and NoExecute taints added or removed.
+///
+/// The kubelet's heartbeat and the node lifecycle pass write the same node, so a write can
+/// meet a newer resourceVersion: like client-go's `retry.RetryOnConflict` (5 tries), it reads
+/// the node again and repeats.
+pub fn set_node_ready(
+    store: &Store,
+    name: &str,
+    ready: bool,
+    now: Timestamp,
+) -> Result<(), NodeHealthError> {
+    let mut tries = 1;
+    loop {
+        match try_set_node_ready(store, name, ready, now) {
+            Err(NodeHealthError::Store {
+                source: StoreError::Conflict { .. },
+                ..
+            }) if tries < 5 => tries += 1,
+            other => return other,
+        }
+    }
+}
+
+/// One read-modify-write of [`set_node_ready`].
+fn try_set_node_ready(
+    store: &Store,
+    name: &str,
+    ready: bool,
+    now: Timestamp,
+) -> Result<(), NodeHealthError> {
+    let wrap = |source| NodeHealthError::Store {
+        node: name.to_string(),
+        source,
+    };
+    let mut node: Node = store
+        .get(None, name)
+        .ok_or_else(|| NodeHealthError::NotFound(name.to_string()))?;
+    // Spec first (taints), then status (condition), as the two controllers would.
+    let spec = node.spec.get_or_insert_with(Default::default);
+    let mut taints = spec.taints.take().unwrap_or_default();
+    taints.retain(|t| t.key != NOT_READY_TAINT);
+    if !ready {
+        for effect in ["NoSchedule", "NoExecute"] {
+            taints.push(Taint {
+                key: NOT_READY_TAINT.into(),
+                value: None,
+                effect: effect.into(),
+                time_added: Some(Time(now)),
+            });
+        }
+    }
+    spec.taints = (!taints.is_empty()).then_some(taints);
+    let mut node = store.update(node).map_err(wrap)?;
+    let status = node.status.get_or_insert_with(Default::default);
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    conditions.retain(|c| c.type_ != "Ready");
+    conditions.push(ready_condition(ready, Some(now)));
+    store.update_status(node).map_err(wrap)?;
+    Ok(())
+}

@@ -1,0 +1,315 @@
+//! A scenario replayed into a real API server, and the same scenario as the simulated cluster
+//! gets it: the two sides of the differential tests against Kubernetes' own control plane.
+//!
+//! Why: the sim's controller calls the same `domain` rules the dashboard draws with, so a
+//! wrong rule is wrong on both sides. Kubernetes' own kube-controller-manager is the reference;
+//! both clusters must start from the same objects for their matrices to be comparable. Only
+//! what a user creates is replayed (Namespaces, Nodes, DaemonSets): pods, ControllerRevisions
+//! and every status but a node's are the controllers' to make, on both sides.
+//!
+//! Nodes whose Ready condition is not True get the label [`NO_KUBELET_LABEL`]: the test
+//! harness's kubelet stand-in (kwok) leaves them alone, so they stay NotReady with their pods
+//! Pending, as the sim's kubelet keeps them. This module writes to a cluster: it is test
+//! tooling (the differential tests, `examples/replay.rs`) and never reachable from `serve`.
+
+use super::scenario::settings::{FailureMode, SimulationSettings};
+use super::scenario::Scenario;
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, PostParams};
+use kube::Client;
+
+/// Label on nodes the kubelet stand-in must not manage (no heartbeats, no pod status).
+pub const NO_KUBELET_LABEL: &str = "daemonscope.dev/no-kubelet";
+
+/// The objects a user would create for a scenario, with everything the server sets removed.
+#[derive(Debug, Clone, Default)]
+pub struct Replay {
+    pub namespaces: Vec<Namespace>,
+    pub nodes: Vec<Node>,
+    pub daemonsets: Vec<DaemonSet>,
+    /// Images whose pods crash-loop (the kubelet stand-in's `KWOK_FAILING_IMAGES`).
+    pub failing_images: Vec<String>,
+}
+
+/// Why a replay into a cluster failed, naming the object.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("cannot create {kind} {name}: {source}")]
+    Create {
+        kind: &'static str,
+        name: String,
+        source: kube::Error,
+    },
+    #[error("cannot write the sim scenario: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+/// What is left of an object's metadata when a user writes it: name, namespace, labels,
+/// annotations (minus the controller's own), owner references dropped (uids would not match).
+fn user_metadata(meta: &ObjectMeta) -> ObjectMeta {
+    let annotations = meta.annotations.clone().map(|mut a| {
+        a.remove("deprecated.daemonset.template.generation");
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+        a
+    });
+    ObjectMeta {
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        labels: meta.labels.clone(),
+        annotations: annotations.filter(|a| !a.is_empty()),
+        ..ObjectMeta::default()
+    }
+}
+
+fn node_is_ready(node: &Node) -> bool {
+    node.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
+        .is_some_and(|c| c.status == "True")
+}
+
+/// The user-made objects of `scenario`, ready to be created in any API server.
+pub fn prepare(scenario: &Scenario) -> Replay {
+    let namespaces = scenario
+        .namespaces
+        .iter()
+        .map(|ns| Namespace {
+            metadata: user_metadata(&ns.metadata),
+            ..Namespace::default()
+        })
+        .collect();
+    let nodes = scenario
+        .nodes
+        .iter()
+        .map(|node| {
+            let mut metadata = user_metadata(&node.metadata);
+            if !node_is_ready(node) {
+                metadata
+                    .labels
+                    .get_or_insert_with(Default::default)
+                    .insert(NO_KUBELET_LABEL.into(), "true".into());
+            }
+            // Node status is the kubelet's; a node created with one keeps it (the API server
+            // accepts status on a Node's create), which is how a NotReady node is made here.
+            let status = node
+                .status
+                .as_ref()
+                .map(|s| k8s_openapi::api::core::v1::NodeStatus {
+                    conditions: s.conditions.as_ref().map(|c| {
+                        c.iter()
+                            .map(|c| k8s_openapi::api::core::v1::NodeCondition {
+                                type_: c.type_.clone(),
+                                status: c.status.clone(),
+                                reason: c.reason.clone(),
+                                message: c.message.clone(),
+                                ..Default::default()
+                            })
+                            .collect()
+                    }),
+                    capacity: s.capacity.clone(),
+                    allocatable: s.allocatable.clone(),
+                    ..Default::default()
+                });
+            Node {
+                metadata,
+                spec: node.spec.clone(),
+                status,
+            }
+        })
+        .collect();
+    let daemonsets = scenario
+        .daemonsets
+        .iter()
+        .map(|ds| DaemonSet {
+            metadata: user_metadata(&ds.metadata),
+            spec: ds.spec.clone(),
+            status: None,
+        })
+        .collect();
+    let failing_images = scenario
+        .settings
+        .failing_images
+        .iter()
+        .filter(|f| f.mode == FailureMode::CrashLoopBackOff)
+        .map(|f| f.image.clone())
+        .collect();
+    Replay {
+        namespaces,
+        nodes,
+        daemonsets,
+        failing_images,
+    }
+}
+
+impl Replay {
+    /// The same objects as a scenario file for the simulated cluster: one JSON document each
+    /// (YAML is a superset of JSON), and settings that keep only the crash-looping images,
+    /// the one failure both sides can produce, with a kubelet as quick as the harness's
+    /// (a pod bound, running and ready within a second), so both sides settle alike.
+    pub fn to_sim_scenario(&self) -> Result<String, ReplayError> {
+        let mut settings = SimulationSettings::default();
+        settings.kubelet.schedule_delay = std::time::Duration::from_millis(100);
+        settings.kubelet.container_creating_delay = std::time::Duration::from_millis(200);
+        settings.kubelet.ready_delay = std::time::Duration::from_millis(200);
+        settings.kubelet.termination_grace_period = std::time::Duration::from_millis(200);
+        settings.failing_images = self
+            .failing_images
+            .iter()
+            .map(|image| super::scenario::settings::FailingImage {
+                image: image.clone(),
+                mode: FailureMode::CrashLoopBackOff,
+                message: None,
+            })
+            .collect();
+        let mut docs = vec![serde_json::to_string(&serde_json::json!({
+            "apiVersion": super::scenario::settings::SETTINGS_API_VERSION,
+            "kind": super::scenario::settings::SETTINGS_KIND,
+            "metadata": {"name": "replay"},
+            "spec": settings,
+        }))?];
+        for ns in &self.namespaces {
+            docs.push(with_kind(ns, "v1", "Namespace")?);
+        }
+        for node in &self.nodes {
+            docs.push(with_kind(node, "v1", "Node")?);
+        }
+        for ds in &self.daemonsets {
+            docs.push(with_kind(ds, "apps/v1", "DaemonSet")?);
+        }
+        Ok(docs
+            .iter()
+            .map(|d| format!("---\n{d}\n"))
+            .collect::<String>())
+    }
+
+    /// Creates every object in the cluster `client` talks to (namespaces that exist already
+    /// are kept), in the order a user would: namespaces, nodes, then DaemonSets.
+    pub async fn create_all(&self, client: &Client) -> Result<(), ReplayError> {
+        let pp = PostParams::default();
+        let namespaces: Api<Namespace> = Api::all(client.clone());
+        for ns in &self.namespaces {
+            match namespaces.create(&pp, ns).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(status)) if status.code == 409 => {}
+                Err(source) => return Err(create_error("Namespace", &ns.metadata, source)),
+            }
+        }
+        let nodes: Api<Node> = Api::all(client.clone());
+        for node in &self.nodes {
+            nodes
+                .create(&pp, node)
+                .await
+                .map_err(|source| create_error("Node", &node.metadata, source))?;
+        }
+        for ds in &self.daemonsets {
+            let namespace = ds.metadata.namespace.as_deref().unwrap_or("default");
+            Api::<DaemonSet>::namespaced(client.clone(), namespace)
+                .create(&pp, ds)
+                .await
+                .map_err(|source| create_error("DaemonSet", &ds.metadata, source))?;
+        }
+        Ok(())
+    }
+}
+
+fn create_error(kind: &'static str, meta: &ObjectMeta, source: kube::Error) -> ReplayError {
+    let name = match &meta.namespace {
+        Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or("")),
+        None => meta.name.clone().unwrap_or_default(),
+    };
+    ReplayError::Create { kind, name, source }
+}
+
+fn with_kind<T: serde::Serialize>(
+    object: &T,
+    api_version: &str,
+    kind: &str,
+) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(object)?;
+    if let Some(map) = value.as_object_mut() {
+        map.insert("apiVersion".into(), api_version.into());
+        map.insert("kind".into(), kind.into());
+    }
+    serde_json::to_string(&value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_str;
+
+    const SCENARIO: &str = r#"
+apiVersion: daemonscope.dev/v1alpha1
+kind: SimulationSettings
+metadata: {name: t}
+spec:
+  failingImages:
+  - {image: 'agent:2'}
+  - {image: 'agent:3', mode: ImagePullBackOff}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: up, uid: u1, resourceVersion: "7", labels: {a: b}}
+status: {conditions: [{type: Ready, status: "True"}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: down, uid: u2}
+status: {conditions: [{type: Ready, status: "False"}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: d1, generation: 3,
+  annotations: {deprecated.daemonset.template.generation: "3"}}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: c, image: 'agent:1'}]}
+status: {desiredNumberScheduled: 2, currentNumberScheduled: 2, numberMisscheduled: 0, numberReady: 2}
+"#;
+
+    #[test]
+    fn server_set_fields_are_dropped_and_not_ready_nodes_get_no_kubelet() {
+        let scenario = parse_str(SCENARIO, "t").expect("test scenario parses");
+        let replay = prepare(&scenario);
+        let up = &replay.nodes[0];
+        assert_eq!(up.metadata.uid, None);
+        assert_eq!(up.metadata.resource_version, None);
+        assert!(!up
+            .metadata
+            .labels
+            .as_ref()
+            .is_some_and(|l| l.contains_key(NO_KUBELET_LABEL)));
+        let down = &replay.nodes[1];
+        assert_eq!(
+            down.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(NO_KUBELET_LABEL))
+                .map(String::as_str),
+            Some("true")
+        );
+        let ds = &replay.daemonsets[0];
+        assert_eq!(ds.status, None);
+        assert_eq!(ds.metadata.generation, None);
+        assert_eq!(ds.metadata.annotations, None);
+        // Only crash-looping images: kwok cannot make an image fail to pull.
+        assert_eq!(replay.failing_images, vec!["agent:2".to_string()]);
+    }
+
+    #[test]
+    fn the_sim_scenario_parses_back_to_the_same_objects() {
+        let scenario = parse_str(SCENARIO, "t").expect("test scenario parses");
+        let replay = prepare(&scenario);
+        let text = replay.to_sim_scenario().expect("serializes");
+        let again = parse_str(&text, "replayed").expect("replayed scenario parses");
+        assert_eq!(again.nodes.len(), 2);
+        assert_eq!(again.daemonsets[0].spec, scenario.daemonsets[0].spec);
+        assert_eq!(again.settings.failing_images.len(), 1);
+        assert_eq!(again.settings.failing_images[0].image, "agent:2");
+    }
+}
