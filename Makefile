@@ -20,13 +20,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 
 .PHONY: help deps deps-apt deps-rust deps-npm deps-kubectl k8s build build-wasm build-server site \
-	run test test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench clean-site
+	run test test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench fuzz fuzz-replay clean-site
 
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
 	@echo "make test   unit + integration tests, clippy, and the Playwright suite"
 	@echo "make test-k8s  only the suites against Kubernetes v1.37.2's own control plane (built by make k8s)"
-	@echo "make release / make wasm-size / make bench"
+	@echo "make release / make wasm-size / make bench / make fuzz (FUZZ_SECONDS per target)"
 
 ## ---- installation (idempotent; seconds when everything is present) ----
 
@@ -155,6 +155,33 @@ wasm-size: release-wasm
 bench:
 	cargo bench --features ssr --bench sim_schedule
 	cargo bench --features ssr --bench live
+
+# Every parser of outside input under libFuzzer for FUZZ_SECONDS each (fuzz/, its own workspace).
+# cargo-fuzz needs -Z flags: the stable toolchain takes them with RUSTC_BOOTSTRAP=1. Seeds come
+# from the repo's own manifests and scenarios; a crash stops the run and leaves its input in
+# fuzz/artifacts/TARGET/ (replay: `make fuzz-replay TARGET=... INPUT=...`).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := manifest_loader scenario_parser int_or_percent last_event_id label_selector
+FUZZ_ENV := RUSTC_BOOTSTRAP=1 RUSTUP_TOOLCHAIN=stable
+fuzz:
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	@for t in $(FUZZ_TARGETS); do mkdir -p fuzz/corpus/$$t; done
+	@cp -n tests/fixtures/*.yaml tests/fixtures/*.json fuzz/corpus/manifest_loader/ || true
+	@cp -n scenarios/*.yaml tests/fixtures/ds-*.yaml fuzz/corpus/scenario_parser/ || true
+	@printf '42' > fuzz/corpus/last_event_id/seed
+	@printf 'tier=web,env!=prod,zone in (a,b),!legacy,gpu' > fuzz/corpus/label_selector/seed
+	@mkdir -p fuzz/logs
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  if ! $(FUZZ_ENV) cargo fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+	      -rss_limit_mb=2048 -max_len=65536 > logs/$$t.log 2>&1; then \
+	    tail -40 logs/$$t.log; echo "fuzz target $$t failed: input in fuzz/artifacts/$$t"; exit 1; \
+	  fi; \
+	  grep -E '^Done [0-9]+ runs' logs/$$t.log; \
+	done
+
+fuzz-replay:
+	cd fuzz && $(FUZZ_ENV) cargo fuzz run $(TARGET) $(INPUT)
 
 clean-site:
 	rm -rf $(SITE)

@@ -166,18 +166,21 @@ pub async fn start_watching(
     let streaming = connect::supports_streaming_lists(&conn.client).await;
     let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
     let ticking = live.clone();
-    tasks.push(tokio::spawn(async move {
-        // Column summaries follow their cells twice a second; availability is re-read once
-        // a second (see `Live::flush` and `Live::tick`).
-        let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
-        let mut n: u64 = 0;
-        loop {
-            every.tick().await;
-            n += 1;
-            if n.is_multiple_of(2) {
-                ticking.tick().await;
-            } else {
-                ticking.flush().await;
+    tasks.push(live.tasks().spawn("ticker", move || {
+        let ticking = ticking.clone();
+        async move {
+            // Column summaries follow their cells twice a second; availability is re-read
+            // once a second (see `Live::flush` and `Live::tick`).
+            let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
+            let mut n: u64 = 0;
+            loop {
+                every.tick().await;
+                n += 1;
+                if n.is_multiple_of(2) {
+                    ticking.tick().await;
+                } else {
+                    ticking.flush().await;
+                }
             }
         }
     }));

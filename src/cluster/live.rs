@@ -46,6 +46,9 @@ pub struct Live {
     metrics: Metrics,
     /// Scope labels that must sync before `/readyz` says ready.
     expected: Vec<String>,
+    /// The watcher and ticker tasks: restarted after a panic, and `/readyz` fails while one
+    /// is down, so a dead watcher never leaves a frozen page that looks live.
+    tasks: daemonscope_supervise::Supervisor,
 }
 
 impl std::fmt::Debug for Live {
@@ -88,7 +91,13 @@ impl Live {
             events: Mutex::new(RecentEvents::new()),
             metrics,
             expected: scopes.iter().map(Scope::label).collect(),
+            tasks: daemonscope_supervise::Supervisor::new(),
         })
+    }
+
+    /// Starts and supervises this state's background tasks (watchers, ticker).
+    pub fn tasks(&self) -> &daemonscope_supervise::Supervisor {
+        &self.tasks
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {

@@ -372,39 +372,34 @@ pub fn spawn_all(
         .collect();
     let mut tasks = crate::cluster::events::watch::spawn(client, &namespaces, live);
     tasks.extend(scopes.iter().map(|scope| {
-        let live = live.clone();
+        let live_for_task = live.clone();
         let user = user.to_string();
         let scope = scope.clone();
-        match &scope {
-            Scope::Nodes => tokio::spawn(run(
-                Api::<Node>::all(client.clone()),
-                scope,
-                live,
-                user,
-                streaming,
-            )),
-            Scope::DaemonSets(ns) => tokio::spawn(run(
-                api_for::<DaemonSet>(client, ns),
-                scope.clone(),
-                live,
-                user,
-                streaming,
-            )),
-            Scope::Pods(ns) => tokio::spawn(run(
-                api_for::<Pod>(client, ns),
-                scope.clone(),
-                live,
-                user,
-                streaming,
-            )),
-            Scope::Revisions(ns) => tokio::spawn(run(
-                api_for::<ControllerRevision>(client, ns),
-                scope.clone(),
-                live,
-                user,
-                streaming,
-            )),
-        }
+        let client = client.clone();
+        // After a panic the watcher starts again with a fresh list, as after a 410.
+        live.tasks().spawn(scope.label(), move || {
+            let (live, user, scope) = (live_for_task.clone(), user.clone(), scope.clone());
+            let client = client.clone();
+            async move {
+                match &scope {
+                    Scope::Nodes => {
+                        run(Api::<Node>::all(client), scope, live, user, streaming).await
+                    }
+                    Scope::DaemonSets(ns) => {
+                        let api = api_for::<DaemonSet>(&client, ns);
+                        run(api, scope, live, user, streaming).await
+                    }
+                    Scope::Pods(ns) => {
+                        let api = api_for::<Pod>(&client, ns);
+                        run(api, scope, live, user, streaming).await
+                    }
+                    Scope::Revisions(ns) => {
+                        let api = api_for::<ControllerRevision>(&client, ns);
+                        run(api, scope, live, user, streaming).await
+                    }
+                }
+            }
+        })
     }));
     tasks
 }

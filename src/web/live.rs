@@ -137,17 +137,9 @@ pub async fn live_feed(
     };
     let header_id = match headers.get("last-event-id") {
         None => None,
-        Some(value) => match value
-            .to_str()
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-        {
-            Some(id) => Some(id),
-            None => {
-                return bad_request(
-                    "Last-Event-ID must be a version number sent by this server".into(),
-                )
-            }
+        Some(value) => match crate::domain::resume::parse_last_event_id(value.as_bytes()) {
+            Ok(id) => Some(id),
+            Err(err) => return bad_request(err.to_string()),
         },
     };
     let last_event_id = header_id.or(query.since);

@@ -15,12 +15,27 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// Readiness: 200 once every watcher has synced, else 503 with what is still missing.
+/// Readiness: 200 once every watcher has synced and no background task is down after a
+/// panic, else 503 with what is missing or down (with its restart count and panic message).
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    if state.live.is_ready() {
+    let down: Vec<String> = state
+        .live
+        .tasks()
+        .report()
+        .into_iter()
+        .filter(|(_, h)| !h.running && !h.finished)
+        .map(|(name, h)| {
+            format!(
+                "{name}: task panicked, restarting (restarts so far {}): {}",
+                h.restarts,
+                h.last_panic.as_deref().unwrap_or("no message")
+            )
+        })
+        .collect();
+    if state.live.is_ready() && down.is_empty() {
         return (StatusCode::OK, "ready\n").into_response();
     }
-    let waiting: Vec<String> = state
+    let mut waiting: Vec<String> = state
         .live
         .read(|s| s.health())
         .into_iter()
@@ -30,6 +45,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             None => format!("{}: listing", h.resource),
         })
         .collect();
+    waiting.extend(down);
     (
         StatusCode::SERVICE_UNAVAILABLE,
         format!("not ready\n{}\n", waiting.join("\n")),

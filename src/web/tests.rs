@@ -194,6 +194,41 @@ async fn a_forbidden_resource_does_not_keep_the_rest_off_the_air() {
 }
 
 #[tokio::test]
+async fn readyz_fails_while_a_background_task_is_down_after_a_panic_and_recovers() {
+    // Issue 15: no task of the dashboard dies silently. A watcher that panics is logged,
+    // started again after its backoff, and /readyz says so meanwhile.
+    let live = synced();
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counter = runs.clone();
+    let _task = live.tasks().spawn("pods", move || {
+        let first = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+        async move {
+            if first {
+                panic!("watcher bug on a hostile object");
+            }
+            std::future::pending::<()>().await;
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let response = get(app(live.clone()), "/readyz", &[]).await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body = text(response).await;
+    assert!(
+        body.contains(
+            "pods: task panicked, restarting (restarts so far 0): watcher bug on a hostile object"
+        ),
+        "{body}"
+    );
+    // The 1 s backoff passes, the task runs again and stays up: ready again.
+    tokio::time::sleep(std::time::Duration::from_millis(1300)).await;
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(
+        get(app(live), "/readyz", &[]).await.status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
 async fn readyz_says_which_resource_is_forbidden() {
     let live = Live::new(ClusterState::new("c"), &scopes());
     live.watch_failed(

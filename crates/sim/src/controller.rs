@@ -21,9 +21,11 @@ use super::scenario::settings::{ScheduledUpdate, SimulationSettings};
 use super::store::{Store, StoreError, StoreEvent};
 use cache::{Cache, Touched};
 use claims::Claims;
+use daemonscope_supervise::Supervisor;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use sync::Syncer;
@@ -37,9 +39,16 @@ pub struct Controllers {
     pub clock: SimClock,
     shutdown: watch::Sender<bool>,
     handles: Vec<JoinHandle<()>>,
+    /// Restarts a task that panics and says so on the simulated API server's `/readyz`.
+    supervisor: Supervisor,
 }
 
 impl Controllers {
+    /// The health of every controller task, for `/readyz`.
+    pub fn supervisor(&self) -> Supervisor {
+        self.supervisor.clone()
+    }
+
     /// Tells every controller task to stop, without waiting (for `Drop` paths).
     pub fn stop(&self) {
         let _ = self.shutdown.send(true);
@@ -61,22 +70,40 @@ pub fn spawn(store: Store, settings: SimulationSettings, clock: SimClock) -> Con
     let settings = Arc::new(settings);
     super::node_lifecycle::resync(&store, &clock);
     let (tx, rx) = watch::channel(false);
+    let supervisor = Supervisor::new();
+    // Each task is built again from the store after a panic (the real controllers rebuild
+    // their caches from informers the same way); scheduled updates continue after the last
+    // one applied instead of repeating it.
+    let applied_updates = Arc::new(AtomicUsize::new(0));
     let handles = vec![
-        tokio::spawn(run_daemonset_controller(
+        supervisor.spawn(COMPONENT, {
+            let (store, settings, rx) = (store.clone(), settings.clone(), rx.clone());
+            move || run_daemonset_controller(store.clone(), clock, settings.clone(), rx.clone())
+        }),
+        super::kubelet::spawn(
+            &supervisor,
             store.clone(),
             clock,
             settings.clone(),
             rx.clone(),
-        )),
-        super::kubelet::spawn(store.clone(), clock, settings.clone(), rx.clone()),
-        super::taint_eviction::spawn(store.clone(), clock, rx.clone()),
-        super::node_lifecycle::spawn(store.clone(), clock, rx.clone()),
-        tokio::spawn(run_updates(store, clock, settings.updates.clone(), rx)),
+        ),
+        super::taint_eviction::spawn(&supervisor, store.clone(), clock, rx.clone()),
+        super::node_lifecycle::spawn(&supervisor, store.clone(), clock, rx.clone()),
+        supervisor.spawn("scheduled-updates", move || {
+            run_updates(
+                store.clone(),
+                clock,
+                settings.updates.clone(),
+                applied_updates.clone(),
+                rx.clone(),
+            )
+        }),
     ];
     Controllers {
         clock,
         shutdown: tx,
         handles,
+        supervisor,
     }
 }
 
@@ -272,10 +299,11 @@ async fn run_updates(
     store: Store,
     clock: SimClock,
     mut updates: Vec<ScheduledUpdate>,
+    applied: Arc<AtomicUsize>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     updates.sort_by_key(|u| u.after);
-    for update in updates {
+    for update in updates.into_iter().skip(applied.load(Ordering::SeqCst)) {
         let wait = update.after.saturating_sub(clock.elapsed());
         tokio::select! {
             _ = shutdown.changed() => return,
@@ -284,6 +312,7 @@ async fn run_updates(
         if let Err(e) = set_image(&store, &update) {
             tracing::warn!(daemonset = %update.daemon_set, error = %e, "scheduled update failed");
         }
+        applied.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -21,6 +21,7 @@ use super::clock::SimClock;
 use super::recorder::{reference, Note, Recorder};
 use super::scenario::settings::SimulationSettings;
 use super::store::{EventType, Kind, Store, StoreEvent};
+use daemonscope_supervise::Supervisor;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -37,15 +38,18 @@ type PodKey = (String, String);
 const STEPS_PER_TURN: usize = 256;
 
 /// Starts the kubelet stand-in; it stops when `shutdown` turns true.
+/// Supervised: after a panic it starts again from what the store holds.
 pub fn spawn(
+    supervisor: &Supervisor,
     store: Store,
     clock: SimClock,
     settings: Arc<SimulationSettings>,
     shutdown: watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut kubelet = Kubelet::new(store, clock, settings);
-        kubelet.run(shutdown).await;
+    supervisor.spawn("kubelet", move || {
+        let mut kubelet = Kubelet::new(store.clone(), clock, settings.clone());
+        let shutdown = shutdown.clone();
+        async move { kubelet.run(shutdown).await }
     })
 }
 

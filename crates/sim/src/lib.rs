@@ -248,6 +248,10 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         audit: audit.clone(),
         settings: Arc::new(api_settings),
         shutdown: stopped.clone(),
+        tasks: controllers
+            .as_ref()
+            .map(controller::Controllers::supervisor)
+            .unwrap_or_default(),
     };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await

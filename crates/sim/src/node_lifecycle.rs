@@ -16,6 +16,7 @@
 
 use super::clock::SimClock;
 use super::store::{EventType, Kind, Store, StoreEvent};
+use daemonscope_supervise::Supervisor;
 use k8s_openapi::api::core::v1::{Node, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
@@ -108,22 +109,28 @@ pub fn reconciled_taints(node: &Node, now: Timestamp) -> Option<Vec<Taint>> {
 }
 
 /// Starts the controller; it stops when `shutdown` turns true.
+/// Supervised: after a panic it starts again with a resync.
 pub fn spawn(
+    supervisor: &Supervisor,
     store: Store,
     clock: SimClock,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut events = store.subscribe();
-        resync(&store, &clock);
-        loop {
-            tokio::select! {
-                _ = shutdown.changed() => return,
-                event = events.recv() => match event {
-                    Ok(event) => on_event(&store, &clock, &event),
-                    Err(RecvError::Lagged(_)) => resync(&store, &clock),
-                    Err(RecvError::Closed) => return,
-                },
+    supervisor.spawn("node-lifecycle-controller", move || {
+        let store = store.clone();
+        let mut shutdown = shutdown.clone();
+        async move {
+            let mut events = store.subscribe();
+            resync(&store, &clock);
+            loop {
+                tokio::select! {
+                    _ = shutdown.changed() => return,
+                    event = events.recv() => match event {
+                        Ok(event) => on_event(&store, &clock, &event),
+                        Err(RecvError::Lagged(_)) => resync(&store, &clock),
+                        Err(RecvError::Closed) => return,
+                    },
+                }
             }
         }
     })

@@ -14,6 +14,7 @@ use super::store::{DeleteOptions, EventType, Kind, Store, StoreEvent, StoredObje
 use crate::domain::facts::{Taint, TaintEffect};
 use crate::domain::scheduling::{taint_eviction, Eviction};
 use crate::edge::convert::{node_facts, pod_spec_facts};
+use daemonscope_supervise::Supervisor;
 use k8s_openapi::api::core::v1::{Node, ObjectReference, Pod};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -37,21 +38,24 @@ struct Scheduled {
 }
 
 /// Starts the controller; it stops when `shutdown` turns true.
+/// Supervised: after a panic it starts again from a full resync of the store.
 pub fn spawn(
+    supervisor: &Supervisor,
     store: Store,
     clock: SimClock,
     shutdown: watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+    supervisor.spawn(COMPONENT, move || {
         let mut evictor = Evictor {
-            store,
+            store: store.clone(),
             clock,
             tainted: HashMap::new(),
             scheduled: HashMap::new(),
             queue: BinaryHeap::new(),
             recorder: Recorder::new(COMPONENT),
         };
-        evictor.run(shutdown).await;
+        let shutdown = shutdown.clone();
+        async move { evictor.run(shutdown).await }
     })
 }
 

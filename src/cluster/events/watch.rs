@@ -87,24 +87,26 @@ pub async fn run(api: Api<Event>, live: Arc<Live>, label: String, whole: bool) {
 
 /// Spawns the events watchers: one cluster-wide, or one per namespace of the filter.
 pub fn spawn(client: &Client, namespaces: &[String], live: &Arc<Live>) -> Vec<JoinHandle<()>> {
+    let watch_in = |namespace: Option<String>| {
+        let (client, live_for_task) = (client.clone(), live.clone());
+        let label = match &namespace {
+            Some(ns) => format!("events in {ns}"),
+            None => "events".to_string(),
+        };
+        live.tasks().spawn(label.clone(), move || {
+            let (live, label) = (live_for_task.clone(), label.clone());
+            match &namespace {
+                Some(ns) => run(Api::namespaced(client.clone(), ns), live, label, false),
+                None => run(Api::all(client.clone()), live, label, true),
+            }
+        })
+    };
     if namespaces.is_empty() {
-        vec![tokio::spawn(run(
-            Api::all(client.clone()),
-            live.clone(),
-            "events".into(),
-            true,
-        ))]
+        vec![watch_in(None)]
     } else {
         namespaces
             .iter()
-            .map(|ns| {
-                tokio::spawn(run(
-                    Api::namespaced(client.clone(), ns),
-                    live.clone(),
-                    format!("events in {ns}"),
-                    false,
-                ))
-            })
+            .map(|ns| watch_in(Some(ns.clone())))
             .collect()
     }
 }

@@ -87,7 +87,11 @@ pub fn set_node_ready(
             Err(NodeHealthError::Store {
                 source: StoreError::Conflict { .. },
                 ..
-            }) if tries < 5 => tries += 1,
+            }) if tries < 5 => {
+                tries += 1;
+                // client-go's retry.DefaultRetry waits 10 ms between tries.
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
             other => return other,
         }
     }
@@ -107,9 +111,18 @@ fn try_set_node_ready(
     let mut node: Node = store
         .get(None, name)
         .ok_or_else(|| NodeHealthError::NotFound(name.to_string()))?;
-    // Spec first (taints), then status (condition), as the two controllers would.
+    // Status first (the kubelet's condition), then spec (the node lifecycle controller's
+    // taints), in the order the two happen in a cluster. The other order races the sim's own
+    // node lifecycle controller: it sees not-ready taints beside a Ready condition and removes
+    // them before the condition is written.
+    let status = node.status.get_or_insert_with(Default::default);
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    conditions.retain(|c| c.type_ != "Ready");
+    conditions.push(ready_condition(ready, Some(now)));
+    let mut node = store.update_status(node).map_err(wrap)?;
     let spec = node.spec.get_or_insert_with(Default::default);
     let mut taints = spec.taints.take().unwrap_or_default();
+    let had_ours = taints.iter().any(|t| t.key == NOT_READY_TAINT);
     taints.retain(|t| t.key != NOT_READY_TAINT);
     if !ready {
         for effect in ["NoSchedule", "NoExecute"] {
@@ -121,12 +134,10 @@ fn try_set_node_ready(
             });
         }
     }
+    if ready && !had_ours {
+        return Ok(());
+    }
     spec.taints = (!taints.is_empty()).then_some(taints);
-    let mut node = store.update(node).map_err(wrap)?;
-    let status = node.status.get_or_insert_with(Default::default);
-    let conditions = status.conditions.get_or_insert_with(Vec::new);
-    conditions.retain(|c| c.type_ != "Ready");
-    conditions.push(ready_condition(ready, Some(now)));
-    store.update_status(node).map_err(wrap)?;
+    store.update(node).map_err(wrap)?;
     Ok(())
 }
