@@ -11,6 +11,9 @@ pub mod facts;
 pub mod rollout;
 pub mod scheduling;
 pub mod shell;
+/// Builders of test facts for every member's tests (the `testing` feature).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod validation;
 pub mod view;
 

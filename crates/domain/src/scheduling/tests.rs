@@ -1,5 +1,6 @@
 //! Placement verdicts and reasons against the summary table of §a.2 and the traps of §g.
 use super::*;
+use crate::testing::{labelled, node, req};
 
 fn tol(key: &str, operator: &str, value: &str, effect: &str) -> Toleration {
     Toleration {
@@ -16,32 +17,6 @@ fn taint(key: &str, value: &str, effect: TaintEffect) -> Taint {
         key: key.into(),
         value: value.into(),
         effect,
-    }
-}
-
-fn req(key: &str, op: &str, values: &[&str]) -> SelectorRequirement {
-    SelectorRequirement {
-        key: key.into(),
-        operator: op.into(),
-        values: values.iter().map(|v| v.to_string()).collect(),
-    }
-}
-
-fn node(name: &str) -> NodeFacts {
-    NodeFacts {
-        name: name.into(),
-        ready: Some(true),
-        ..Default::default()
-    }
-}
-
-fn labelled(name: &str, pairs: &[(&str, &str)]) -> NodeFacts {
-    NodeFacts {
-        labels: pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..node(name)
     }
 }
 
