@@ -2,8 +2,9 @@
 //! same matrix a fresh snapshot shows, and a relist leaves nothing stale.
 
 use super::*;
+use crate::domain::testing::{self, daemonset as ds, node, PodExt};
 use crate::domain::view::NodeRow;
-use crate::domain::{PodFacts, PodPhase, Taint, TaintEffect, TemplateFacts, UpdateStrategy};
+use crate::domain::{PodFacts, TaintEffect};
 
 mod events;
 mod views;
@@ -14,63 +15,22 @@ fn clock() -> Clock {
     Clock(|| NOW)
 }
 
-fn node(name: &str) -> NodeFacts {
-    NodeFacts {
-        name: name.into(),
-        uid: format!("uid-{name}"),
-        ready: Some(true),
-        ..NodeFacts::default()
-    }
-}
-
+/// A node with one NoSchedule taint.
 fn tainted(name: &str, key: &str) -> NodeFacts {
-    NodeFacts {
-        taints: vec![Taint {
-            key: key.into(),
-            value: String::new(),
-            effect: TaintEffect::NoSchedule,
-        }],
-        ..node(name)
-    }
+    testing::tainted(name, key, TaintEffect::NoSchedule)
 }
 
-fn ds(name: &str) -> DaemonSetFacts {
-    DaemonSetFacts {
-        namespace: "kube-system".into(),
-        name: name.into(),
-        uid: format!("uid-{name}"),
-        generation: 1,
-        template: TemplateFacts::default(),
-        strategy: UpdateStrategy::RollingUpdate {
-            rolling_update_block: true,
-            max_unavailable: None,
-            max_surge: None,
-        },
-        min_ready_seconds: 0,
-        current_revision_hash: String::new(),
-        template_generation: None,
-        status: None,
-    }
-}
-
+/// A Ready pod of `ds_name` on `node` at revision `hash`, ready for ten minutes.
 fn pod(ds_name: &str, node: &str, hash: &str) -> PodFacts {
-    PodFacts {
-        namespace: "kube-system".into(),
-        name: format!("{ds_name}-{node}-{hash}"),
-        uid: format!("pod-{ds_name}-{node}-{hash}"),
-        owner_uid: Some(format!("uid-{ds_name}")),
-        node_name: Some(node.into()),
-        bound: true,
-        revision_hash: hash.into(),
-        template_generation: None,
-        phase: PodPhase::Running,
-        ready: true,
-        ready_since: Some(NOW - 600),
-        restart_count: 0,
-        waiting_reason: None,
-        created: NOW - 3600,
-        terminating: false,
-    }
+    testing::pod(&format!("{ds_name}-{node}-{hash}"))
+        .on(node)
+        .hash(hash)
+        .owner(&format!("uid-{ds_name}"))
+        .with(|p| {
+            p.uid = format!("pod-{ds_name}-{node}-{hash}");
+            p.ready_since = Some(NOW - 600);
+            p.created = NOW - 3600;
+        })
 }
 
 fn revision(ds_name: &str, number: i64, hash: &str) -> RevisionFacts {

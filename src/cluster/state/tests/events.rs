@@ -2,6 +2,7 @@
 //! column or cell, and time alone moves only the summaries that depend on it.
 
 use super::*;
+use crate::domain::UpdateStrategy;
 
 #[test]
 fn a_pod_event_changes_at_most_one_cell() {
