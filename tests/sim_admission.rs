@@ -3,6 +3,7 @@
 #![cfg(feature = "ssr")]
 
 use daemonscope::sim::{start_with, SimConfig, SimHandle};
+use daemonscope_edge::testing::object;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -22,13 +23,12 @@ fn daemonset(
     selector: serde_json::Value,
     template_labels: serde_json::Value,
 ) -> DaemonSet {
-    serde_json::from_value(
+    object(
         json!({"metadata": {"name": name, "namespace": "kube-system"}, "spec": {
         "selector": selector,
         "template": {"metadata": {"labels": template_labels},
             "spec": {"containers": [{"name": "agent", "image": "agent:1"}]}}}}),
     )
-    .expect("ds json")
 }
 
 /// (code, reason, message) of an API error.

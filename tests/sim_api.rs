@@ -9,6 +9,7 @@ use std::time::Duration;
 use daemonscope::sim::api::ApiSettings;
 use daemonscope::sim::store::StoreSettings;
 use daemonscope::sim::{start_with, SimConfig, SimHandle};
+use daemonscope_edge::testing::{daemonset, node, object};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -37,25 +38,11 @@ fn client(sim: &SimHandle) -> Client {
     Client::try_from(sim.kube_config()).expect("client")
 }
 
-fn node(name: &str, labels: serde_json::Value) -> Node {
-    serde_json::from_value(json!({"metadata": {"name": name, "labels": labels},
-        "status": {"conditions": [{"type": "Ready", "status": "True"}]}}))
-    .expect("node json")
-}
-
-fn daemonset(name: &str, image: &str) -> DaemonSet {
-    serde_json::from_value(json!({"metadata": {"name": name, "namespace": "kube-system"}, "spec": {
-        "selector": {"matchLabels": {"app": name}},
-        "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "agent", "image": image}]}}}}))
-    .expect("ds json")
-}
-
 fn pod(name: &str, node_name: &str, labels: serde_json::Value) -> Pod {
-    serde_json::from_value(
+    object(
         json!({"metadata": {"name": name, "namespace": "kube-system", "labels": labels},
         "spec": {"nodeName": node_name, "containers": [{"name": "c", "image": "busybox:1.36"}]}}),
     )
-    .expect("pod json")
 }
 
 fn status_code(err: &kube::Error) -> Option<(u16, String)> {

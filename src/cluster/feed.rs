@@ -77,11 +77,6 @@ impl Feed {
         self.tx.subscribe()
     }
 
-    /// Number of live receivers.
-    pub fn receivers(&self) -> usize {
-        self.tx.receiver_count()
-    }
-
     fn push(&mut self, item: FeedItem) {
         if self.ring.len() == RING_CAPACITY {
             self.ring.pop_front();

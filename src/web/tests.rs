@@ -4,60 +4,27 @@
 use super::*;
 use crate::cluster::projection::{Projection, RevisionFacts};
 use crate::cluster::state::Scope;
+use crate::domain::testing::{self, node, PodExt};
 use crate::domain::view::{LiveMessage, MatrixSnapshot};
-use crate::domain::{DaemonSetFacts, NodeFacts, PodFacts, PodPhase, TemplateFacts, UpdateStrategy};
+use crate::domain::{DaemonSetFacts, PodFacts};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use futures::StreamExt;
 use std::time::Duration;
 use tower::ServiceExt;
 
-fn node(name: &str) -> NodeFacts {
-    NodeFacts {
-        name: name.into(),
-        uid: format!("uid-{name}"),
-        ready: Some(true),
-        ..NodeFacts::default()
-    }
-}
-
+/// The one DaemonSet of these tests, `kube-system/log`.
 fn ds() -> DaemonSetFacts {
-    DaemonSetFacts {
-        namespace: "kube-system".into(),
-        name: "log".into(),
-        uid: "uid-log".into(),
-        generation: 1,
-        template: TemplateFacts::default(),
-        strategy: UpdateStrategy::RollingUpdate {
-            rolling_update_block: true,
-            max_unavailable: None,
-            max_surge: None,
-        },
-        min_ready_seconds: 0,
-        current_revision_hash: String::new(),
-        template_generation: None,
-        status: None,
-    }
+    testing::daemonset("log")
 }
 
+/// A Ready pod of `log` on `node` at revision `h1`.
 fn pod(node: &str) -> PodFacts {
-    PodFacts {
-        namespace: "kube-system".into(),
-        name: format!("log-{node}"),
-        uid: format!("pod-{node}"),
-        owner_uid: Some("uid-log".into()),
-        node_name: Some(node.into()),
-        bound: true,
-        revision_hash: "h1".into(),
-        template_generation: None,
-        phase: PodPhase::Running,
-        ready: true,
-        ready_since: Some(0),
-        restart_count: 0,
-        waiting_reason: None,
-        created: 0,
-        terminating: false,
-    }
+    testing::pod(&format!("log-{node}"))
+        .on(node)
+        .hash("h1")
+        .owner("uid-log")
+        .with(|p| p.uid = format!("pod-{node}"))
 }
 
 fn scopes() -> Vec<Scope> {

@@ -12,6 +12,9 @@ pub mod resume;
 pub mod rollout;
 pub mod scheduling;
 pub mod shell;
+/// Builders of test facts for every member's tests (the `testing` feature).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod validation;
 pub mod view;
 

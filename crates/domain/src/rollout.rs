@@ -9,8 +9,6 @@
 mod budget;
 mod pods;
 mod status;
-#[cfg(test)]
-pub(crate) mod testkit;
 mod verdict;
 
 pub use budget::{resolve_budget, scale_int_or_percent, Budget, BudgetError};
@@ -94,9 +92,9 @@ pub fn budget_in_use(
 
 #[cfg(test)]
 mod tests {
-    use super::testkit::{ds, pod, PodExt};
     use super::*;
     use crate::facts::PodFacts;
+    use crate::testing::{ds, pod, PodExt};
 
     #[test]
     fn budget_in_use_is_what_the_rolling_update_counts() {

@@ -7,5 +7,8 @@
 
 pub mod convert;
 pub mod files;
+/// Builders of test objects for every member's tests (the `testing` feature).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 use daemonscope_domain as domain;

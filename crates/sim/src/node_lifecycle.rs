@@ -170,10 +170,11 @@ fn reconcile(store: &Store, clock: &SimClock, mut node: Node) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edge::testing::object;
     use serde_json::json;
 
     fn node(value: serde_json::Value) -> Node {
-        serde_json::from_value(value).expect("test node")
+        object(value)
     }
 
     fn keys(taints: &[Taint]) -> Vec<String> {

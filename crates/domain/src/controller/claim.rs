@@ -79,21 +79,7 @@ pub fn claim(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    fn req(key: &str, operator: &str, values: &[&str]) -> SelectorRequirement {
-        SelectorRequirement {
-            key: key.into(),
-            operator: operator.into(),
-            values: values.iter().map(|v| v.to_string()).collect(),
-        }
-    }
+    use crate::testing::{labels, req};
 
     #[test]
     fn the_label_selector_matches_as_kubernetes_does() {

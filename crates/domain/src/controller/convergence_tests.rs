@@ -6,10 +6,10 @@
 
 use super::*;
 use crate::facts::{DaemonSetFacts, PodFacts};
-use crate::rollout::testkit::{ds_budget, placed, pod, PodExt};
 use crate::rollout::{
     compute_status_for_slots, is_pod_available, resolve_budget, rollout_status_for, NodeSlot,
 };
+use crate::testing::{ds_budget, placed, pod, PodExt};
 
 struct Mini {
     ds: DaemonSetFacts,

@@ -64,7 +64,7 @@ pub fn succeeded_pod_message(pod: &PodFacts, node: &str) -> String {
 mod tests {
     use super::*;
     use crate::facts::PodPhase;
-    use crate::rollout::testkit::{ds, pod, PodExt};
+    use crate::testing::{ds, pod, PodExt};
 
     #[test]
     fn creates_go_out_in_slow_start_batches_capped_at_the_burst() {

@@ -2,8 +2,8 @@
 //! snapshot and explanations are tested beside their code). Each case names its rule.
 
 use super::*;
-use crate::rollout::testkit::{ds, placed, pod, refused, PodExt};
 use crate::scheduling::Rule;
+use crate::testing::{ds, placed, pod, refused, PodExt};
 
 /// (rule, (shouldRun, shouldContinueRunning), pods on the node, expected state)
 type StateCase = (&'static str, (bool, bool), Vec<PodFacts>, CellState);

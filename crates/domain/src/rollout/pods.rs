@@ -66,7 +66,7 @@ pub fn examined_pod<'a>(pods: &[&'a PodFacts]) -> Option<&'a PodFacts> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rollout::testkit::{ds, pod, PodExt};
+    use crate::testing::{ds, pod, PodExt};
 
     #[test]
     fn a_pod_is_updated_by_hash_or_by_template_generation() {

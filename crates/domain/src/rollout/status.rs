@@ -91,7 +91,7 @@ pub fn compute_status_for_slots(
 mod tests {
     use super::*;
     use crate::facts::PodPhase;
-    use crate::rollout::testkit::{ds, placed, pod, PodExt};
+    use crate::testing::{ds, placed, pod, PodExt};
 
     /// (node, shouldRun, pods); a node named `gone-*` is deleted ([`NodeSlot::gone`]).
     type Layout = Vec<(&'static str, bool, Vec<PodFacts>)>;

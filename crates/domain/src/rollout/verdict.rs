@@ -126,7 +126,7 @@ fn go_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rollout::testkit::ds;
+    use crate::testing::ds;
 
     fn with_status(generation: i64, status: Option<(i64, i64, i64, i64)>) -> DaemonSetFacts {
         let mut d = ds();

@@ -121,13 +121,7 @@ pub fn validate_daemonset_selector(
 mod tests {
     use super::*;
     use crate::facts::SelectorRequirement;
-
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::testing::labels;
 
     fn match_labels(pairs: &[(&str, &str)]) -> LabelSelectorFacts {
         LabelSelectorFacts {

@@ -1,5 +1,6 @@
 //! §i.2 / §d.1: which fields the API server would reject.
 use super::*;
+use crate::testing::req;
 
 fn tol(key: &str, operator: &str, value: &str, effect: &str, seconds: Option<i64>) -> Toleration {
     Toleration {
@@ -8,14 +9,6 @@ fn tol(key: &str, operator: &str, value: &str, effect: &str, seconds: Option<i64
         value: value.into(),
         effect: effect.into(),
         toleration_seconds: seconds,
-    }
-}
-
-fn req(key: &str, op: &str, values: &[&str]) -> SelectorRequirement {
-    SelectorRequirement {
-        key: key.into(),
-        operator: op.into(),
-        values: values.iter().map(|v| v.to_string()).collect(),
     }
 }
 

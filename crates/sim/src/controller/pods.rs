@@ -86,9 +86,10 @@ mod tests {
     use super::*;
     use crate::domain::scheduling::daemon_pod_tolerations;
     use crate::edge::convert::template_facts;
+    use crate::edge::testing::object;
 
     fn ds() -> DaemonSet {
-        serde_json::from_value(serde_json::json!({
+        object(serde_json::json!({
             "metadata": {"name": "agent", "namespace": "ns", "uid": "u-1",
                          "annotations": {"deprecated.daemonset.template.generation": "3"}},
             "spec": {
@@ -108,7 +109,6 @@ mod tests {
                 }
             }
         }))
-        .expect("test DaemonSet")
     }
 
     #[test]

@@ -88,15 +88,15 @@ pub fn pod_marked_not_ready_note() -> Note {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edge::testing::object;
     use crate::recorder::Severity;
     use crate::scenario::settings::FailingImage;
 
     fn pod(image: &str) -> Pod {
-        serde_json::from_value(serde_json::json!({
+        object(serde_json::json!({
             "metadata": {"name": "agent-x7", "namespace": "kube-system", "uid": "u-1"},
             "spec": {"containers": [{"name": "agent", "image": image}, {"name": "sidecar", "image": "ok:1"}]}
         }))
-        .expect("pod")
     }
 
     fn failing(mode: FailureMode, message: Option<&str>) -> SimulationSettings {

@@ -5,7 +5,7 @@ use super::*;
 use std::path::PathBuf;
 
 fn demo_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.yaml")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/demo.yaml")
 }
 
 fn err(text: &str) -> String {

@@ -4,17 +4,11 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::json;
 
 use super::*;
+use crate::edge::testing::{self, daemonset as ds};
 
+/// A Ready node in pool `a`.
 fn node(name: &str) -> Node {
-    serde_json::from_value(json!({"metadata": {"name": name, "labels": {"pool": "a"}}}))
-        .expect("node")
-}
-
-fn ds(name: &str, image: &str) -> DaemonSet {
-    serde_json::from_value(json!({"metadata": {"name": name, "namespace": "kube-system"}, "spec": {
-        "selector": {"matchLabels": {"app": name}},
-        "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": image}]}}}}))
-    .expect("ds")
+    testing::node(name, json!({"pool": "a"}))
 }
 
 fn small() -> Store {

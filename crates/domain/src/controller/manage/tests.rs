@@ -1,6 +1,6 @@
 //! Tests of `manage`, each case naming the rule it mirrors.
 use super::*;
-use crate::rollout::testkit::{ds, placed, pod, PodExt};
+use crate::testing::{ds, placed, pod, PodExt};
 
 /// (rule, (shouldRun, shouldContinueRunning), surge, pods, create, delete, failed, succeeded)
 type Case = (

@@ -1,7 +1,7 @@
 //! Tests of `rolling`, each case naming the rule it mirrors.
 use super::*;
 use crate::facts::PodPhase;
-use crate::rollout::testkit::{ds, ds_budget, pod, PodExt};
+use crate::testing::{ds, ds_budget, pod, PodExt};
 
 /// (node, shouldRun, pods), in the order the pass visits them. A node named `gone-*` is a
 /// deleted node whose pods linger ([`NodeSlot::gone`]).

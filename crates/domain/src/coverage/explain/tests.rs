@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::facts::TaintEffect;
-use crate::rollout::testkit::{ds, placed, pod, refused, tainted, PodExt};
 use crate::scheduling::Rule;
+use crate::testing::{ds, placed, pod, refused, tainted, PodExt};
 
 #[test]
 fn explanations_summarise_the_cell_and_list_the_fixes() {

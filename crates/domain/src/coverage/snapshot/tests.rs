@@ -3,7 +3,7 @@
 use super::*;
 use crate::coverage::CellState;
 use crate::facts::{IntOrPercent, PodPhase, Taint, TaintEffect, TemplateFacts, Toleration};
-use crate::rollout::testkit::{ds, ds_budget, node, pod, tainted, PodExt};
+use crate::testing::{ds, ds_budget, node, pod, tainted, PodExt};
 
 #[test]
 fn column_summary_mirrors_status_budget_and_verdict() {

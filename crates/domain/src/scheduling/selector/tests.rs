@@ -1,28 +1,6 @@
 //! §a.2–§a.4: parsing and matching of node selector terms.
 use super::*;
-
-fn req(key: &str, op: &str, values: &[&str]) -> SelectorRequirement {
-    SelectorRequirement {
-        key: key.into(),
-        operator: op.into(),
-        values: values.iter().map(|v| v.to_string()).collect(),
-    }
-}
-
-fn labels(pairs: &[(&str, &str)]) -> Labels {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn node(name: &str, pairs: &[(&str, &str)]) -> NodeFacts {
-    NodeFacts {
-        name: name.into(),
-        labels: labels(pairs),
-        ..Default::default()
-    }
-}
+use crate::testing::{labelled, req};
 
 fn term_of(exprs: Vec<SelectorRequirement>, fields: Vec<SelectorRequirement>) -> Term {
     parse_term(&NodeSelectorTerm {
@@ -33,8 +11,8 @@ fn term_of(exprs: Vec<SelectorRequirement>, fields: Vec<SelectorRequirement>) ->
 
 #[test]
 fn label_operators_follow_requirement_matches_a3() {
-    let gpu = node("n", &[("workload-type", "gpu"), ("cores", "08")]);
-    let bare = node("n", &[]);
+    let gpu = labelled("n", &[("workload-type", "gpu"), ("cores", "08")]);
+    let bare = labelled("n", &[]);
     let cases: Vec<(&str, SelectorRequirement, &NodeFacts, bool)> = vec![
         (
             "§a.3 In with the label's value",
@@ -148,7 +126,7 @@ fn label_operators_follow_requirement_matches_a3() {
 
 #[test]
 fn parse_errors_fail_the_term_whatever_the_labels_a3() {
-    let bare = node("n", &[]);
+    let bare = labelled("n", &[]);
     let cases: Vec<(&str, SelectorRequirement)> = vec![
         ("§a.3 In without values", req("k", "In", &[])),
         ("§a.3 NotIn without values", req("k", "NotIn", &[])),
@@ -250,12 +228,12 @@ fn match_fields_read_only_metadata_name_a4() {
 #[test]
 fn match_fields_are_skipped_for_a_node_without_name_a4() {
     let term = term_of(vec![], vec![req("metadata.name", "In", &["other"])]);
-    assert!(term.matches(&node("", &[])));
+    assert!(term.matches(&labelled("", &[])));
 }
 
 #[test]
 fn a_term_ands_expressions_and_fields_a2() {
-    let n = node("node-a", &[("zone", "a")]);
+    let n = labelled("node-a", &[("zone", "a")]);
     let both = term_of(
         vec![req("zone", "In", &["a"])],
         vec![req("metadata.name", "In", &["node-a"])],
@@ -282,7 +260,7 @@ fn a_term_ands_expressions_and_fields_a2() {
 fn an_empty_term_matches_nothing_a2() {
     let term = parse_term(&NodeSelectorTerm::default());
     assert!(matches!(term, Term::Empty));
-    assert!(!term.matches(&node("n", &[("a", "b")])));
+    assert!(!term.matches(&labelled("n", &[("a", "b")])));
 }
 
 #[test]

@@ -1,9 +1,10 @@
 use super::*;
+use crate::edge::testing::object;
 use crate::scenario::settings::FailingImage;
 use serde_json::json;
 
 fn pod(value: serde_json::Value) -> Pod {
-    serde_json::from_value(value).expect("test pod")
+    object(value)
 }
 
 fn pinned(image: &str) -> Pod {

@@ -1,35 +1,56 @@
-//! Test builders shared by the rollout, coverage and controller tests, so each test states
-//! only what differs from a healthy, updated, bound, ready pod of DaemonSet `kube-system/agent`.
+//! Test builders of domain facts, shared by every crate's tests (one copy instead of one per
+//! test module), so each test states only what differs from a Ready node, a healthy, updated,
+//! bound, ready pod, or a plain DaemonSet.
+//!
+//! Compiled for this crate's own tests and, through the `testing` feature, for the other
+//! members' tests (they enable it in their `[dev-dependencies]`); never in a release build.
 
 use crate::facts::*;
 use crate::scheduling::{Placement, Reason, Rule};
 
-/// The DaemonSet every builder pod belongs to: RollingUpdate 1/0, current hash `new`,
-/// generation 1, status observed.
-pub(crate) fn ds() -> DaemonSetFacts {
+/// A DaemonSet `kube-system/<name>` with uid `uid-<name>`, generation 1, an empty template,
+/// RollingUpdate with the defaults left unset, no revision hash yet and no status: what the
+/// store holds before the controller has looked at it.
+pub fn daemonset(name: &str) -> DaemonSetFacts {
     DaemonSetFacts {
         namespace: "kube-system".into(),
-        name: "agent".into(),
-        uid: "ds-uid".into(),
+        name: name.into(),
+        uid: format!("uid-{name}"),
         generation: 1,
         template: TemplateFacts::default(),
+        strategy: UpdateStrategy::RollingUpdate {
+            rolling_update_block: true,
+            max_unavailable: None,
+            max_surge: None,
+        },
+        min_ready_seconds: 0,
+        current_revision_hash: String::new(),
+        template_generation: None,
+        status: None,
+    }
+}
+
+/// The DaemonSet every builder pod belongs to (`kube-system/agent`, uid `ds-uid`):
+/// RollingUpdate 1/0, current hash `new`, generation 1, status observed.
+pub fn ds() -> DaemonSetFacts {
+    DaemonSetFacts {
+        uid: "ds-uid".into(),
         strategy: UpdateStrategy::RollingUpdate {
             rolling_update_block: true,
             max_unavailable: Some(IntOrPercent::Int(1)),
             max_surge: Some(IntOrPercent::Int(0)),
         },
-        min_ready_seconds: 0,
         current_revision_hash: "new".into(),
-        template_generation: None,
         status: Some(DaemonSetStatusFacts {
             observed_generation: 1,
             ..Default::default()
         }),
+        ..daemonset("agent")
     }
 }
 
 /// A DaemonSet with the given maxUnavailable / maxSurge integers.
-pub(crate) fn ds_budget(max_unavailable: i64, max_surge: i64) -> DaemonSetFacts {
+pub fn ds_budget(max_unavailable: i64, max_surge: i64) -> DaemonSetFacts {
     let mut d = ds();
     d.strategy = UpdateStrategy::RollingUpdate {
         rolling_update_block: true,
@@ -40,7 +61,7 @@ pub(crate) fn ds_budget(max_unavailable: i64, max_surge: i64) -> DaemonSetFacts 
 }
 
 /// A bound, running, ready pod on node `n1` with the current hash, created at 0.
-pub(crate) fn pod(name: &str) -> PodFacts {
+pub fn pod(name: &str) -> PodFacts {
     PodFacts {
         namespace: "kube-system".into(),
         name: name.into(),
@@ -60,45 +81,56 @@ pub(crate) fn pod(name: &str) -> PodFacts {
     }
 }
 
-/// Chainable tweaks on a builder pod.
-pub(crate) trait PodExt: Sized {
+/// Chainable tweaks on a builder pod: `pod("p").old().on("n2").unready()`.
+pub trait PodExt: Sized {
+    /// Any other change, for what no named tweak covers.
     fn with(self, f: impl FnOnce(&mut PodFacts)) -> Self;
+    /// At revision `old`: not updated against [`ds`].
     fn old(self) -> Self {
         self.hash("old")
     }
+    /// At this revision hash.
     fn hash(self, h: &str) -> Self {
         self.with(|p| p.revision_hash = h.into())
     }
+    /// With a `pod-template-generation` label (the pre-hash way of telling updated pods).
     fn generation(self, g: &str) -> Self {
         self.with(|p| p.template_generation = Some(g.into()))
     }
+    /// Not ready, and never was.
     fn unready(self) -> Self {
         self.with(|p| {
             p.ready = false;
             p.ready_since = None;
         })
     }
+    /// Ready since `t` (for minReadySeconds).
     fn ready_at(self, t: i64) -> Self {
         self.with(|p| {
             p.ready = true;
             p.ready_since = Some(t);
         })
     }
+    /// Ready, without a transition time (never available under minReadySeconds > 0).
     fn no_ready_time(self) -> Self {
         self.with(|p| {
             p.ready = true;
             p.ready_since = None;
         })
     }
+    /// Created at `t` (the oldest-first orderings).
     fn created(self, t: i64) -> Self {
         self.with(|p| p.created = t)
     }
+    /// Not yet bound to its node.
     fn unbound(self) -> Self {
         self.with(|p| p.bound = false)
     }
+    /// Being deleted.
     fn terminating(self) -> Self {
         self.with(|p| p.terminating = true)
     }
+    /// In this phase; not ready unless Running.
     fn phase(self, phase: PodPhase) -> Self {
         self.with(|p| {
             p.phase = phase;
@@ -107,9 +139,11 @@ pub(crate) trait PodExt: Sized {
             }
         })
     }
+    /// On this node.
     fn on(self, node: &str) -> Self {
         self.with(|p| p.node_name = Some(node.into()))
     }
+    /// Owned by the object with this uid.
     fn owner(self, uid: &str) -> Self {
         self.with(|p| p.owner_uid = Some(uid.into()))
     }
@@ -123,7 +157,7 @@ impl PodExt for PodFacts {
 }
 
 /// A placement verdict with no reasons (§a booleans only).
-pub(crate) fn placed(should_run: bool, should_continue_running: bool) -> Placement {
+pub fn placed(should_run: bool, should_continue_running: bool) -> Placement {
     Placement {
         should_run,
         should_continue_running,
@@ -132,7 +166,7 @@ pub(crate) fn placed(should_run: bool, should_continue_running: bool) -> Placeme
 }
 
 /// A placement that fails on one rule, with a fix text.
-pub(crate) fn refused(rule: Rule, should_continue_running: bool, fix: &str) -> Placement {
+pub fn refused(rule: Rule, should_continue_running: bool, fix: &str) -> Placement {
     Placement {
         should_run: false,
         should_continue_running,
@@ -147,8 +181,8 @@ pub(crate) fn refused(rule: Rule, should_continue_running: bool, fix: &str) -> P
     }
 }
 
-/// A Ready node without labels or taints.
-pub(crate) fn node(name: &str) -> NodeFacts {
+/// A Ready node without labels or taints, uid `uid-<name>`.
+pub fn node(name: &str) -> NodeFacts {
     NodeFacts {
         name: name.into(),
         uid: format!("uid-{name}"),
@@ -158,7 +192,7 @@ pub(crate) fn node(name: &str) -> NodeFacts {
 }
 
 /// A node with one taint (empty value).
-pub(crate) fn tainted(name: &str, key: &str, effect: TaintEffect) -> NodeFacts {
+pub fn tainted(name: &str, key: &str, effect: TaintEffect) -> NodeFacts {
     let mut n = node(name);
     n.taints.push(Taint {
         key: key.into(),
@@ -166,4 +200,29 @@ pub(crate) fn tainted(name: &str, key: &str, effect: TaintEffect) -> NodeFacts {
         effect,
     });
     n
+}
+
+/// A node carrying these labels (a Ready node otherwise).
+pub fn labelled(name: &str, pairs: &[(&str, &str)]) -> NodeFacts {
+    NodeFacts {
+        labels: labels(pairs),
+        ..node(name)
+    }
+}
+
+/// A label map from `(key, value)` pairs.
+pub fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A node selector requirement (`key operator values`), as a manifest writes it.
+pub fn req(key: &str, operator: &str, values: &[&str]) -> SelectorRequirement {
+    SelectorRequirement {
+        key: key.into(),
+        operator: operator.into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+    }
 }

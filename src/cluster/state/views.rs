@@ -1,0 +1,112 @@
+//! What the pages read from the store: the whole matrix, one cell's explanation, one
+//! DaemonSet's rollout detail, one node's row.
+
+use super::*;
+
+impl ClusterState {
+    /// The whole matrix, labelled with `version` (the feed's version at this state).
+    pub fn snapshot(&self, version: u64) -> MatrixSnapshot {
+        let keys: Vec<&String> = self.columns.keys().collect();
+        let nodes = self
+            .nodes
+            .values()
+            .map(|node| {
+                let row = self.cells.get(&node.name);
+                let states = keys
+                    .iter()
+                    .map(|k| {
+                        row.and_then(|r| r.get(*k))
+                            .map_or(CellState::Excluded, |c| c.state)
+                    })
+                    .collect();
+                cells::node_row(node, states)
+            })
+            .collect();
+        MatrixSnapshot {
+            version,
+            cluster: self.cluster.clone(),
+            daemonsets: self.columns.values().cloned().collect(),
+            nodes,
+            health: self.health(),
+        }
+    }
+
+    /// Why one cell is what it is; `now` in unix seconds (pod ages, availability).
+    pub fn explain(
+        &self,
+        node: &str,
+        ds_key: &str,
+        now: i64,
+    ) -> Result<CellExplanation, crate::cluster::ClusterError> {
+        let node_facts = self
+            .nodes
+            .get(node)
+            .ok_or_else(|| crate::cluster::ClusterError::NodeNotFound(node.to_string()))?;
+        let ds = self
+            .daemonsets
+            .get(ds_key)
+            .ok_or_else(|| crate::cluster::ClusterError::DaemonSetNotFound(ds_key.to_string()))?;
+        let pods = self.pods.in_cell(&ds.uid, node);
+        Ok(cells::explain(node_facts, ds, &pods, now))
+    }
+
+    /// A DaemonSet's rollout page: its column and every node's cell with its pods.
+    pub fn detail(
+        &self,
+        ds_key: &str,
+        version: u64,
+        now: i64,
+    ) -> Result<DaemonSetDetail, crate::cluster::ClusterError> {
+        let not_found = || crate::cluster::ClusterError::DaemonSetNotFound(ds_key.to_string());
+        let ds = self.daemonsets.get(ds_key).ok_or_else(not_found)?;
+        let column = self.columns.get(ds_key).cloned().ok_or_else(not_found)?;
+        let nodes = self
+            .nodes
+            .keys()
+            .filter_map(|name| {
+                let cell = self.cells.get(name)?.get(ds_key)?;
+                Some(NodeProgress {
+                    node: name.clone(),
+                    state: cell.state,
+                    should_run: cell.should_run,
+                    pods: self
+                        .pods
+                        .in_cell(&ds.uid, name)
+                        .into_iter()
+                        .map(|p| cells::pod_summary(ds, p, now))
+                        .collect(),
+                })
+            })
+            .collect();
+        Ok(DaemonSetDetail {
+            version,
+            column,
+            current_revision: ds.current_revision_hash.clone(),
+            generation: ds.generation,
+            observed_generation: ds.status.as_ref().map(|s| s.observed_generation),
+            nodes,
+        })
+    }
+
+    pub(super) fn row_of(&self, name: &str) -> crate::domain::view::NodeRow {
+        let row = self.cells.get(name);
+        let states = self
+            .columns
+            .keys()
+            .map(|k| {
+                row.and_then(|r| r.get(k))
+                    .map_or(CellState::Excluded, |c| c.state)
+            })
+            .collect();
+        match self.nodes.get(name) {
+            Some(node) => cells::node_row(node, states),
+            None => cells::node_row(
+                &NodeFacts {
+                    name: name.to_string(),
+                    ..NodeFacts::default()
+                },
+                states,
+            ),
+        }
+    }
+}
