@@ -6,11 +6,9 @@
 //! `cluster::convert`'s (the one place the two type families meet); ControllerRevisions only
 //! contribute their owner, number and hash, projected here.
 
+use crate::domain::names;
 use crate::domain::{DaemonSetFacts, NodeFacts, PodFacts};
 use k8s_openapi::api::apps::v1::ControllerRevision;
-
-/// The label a ControllerRevision (and the pods of that revision) carries with its hash.
-pub const REVISION_HASH_LABEL: &str = "controller-revision-hash";
 
 /// What a DaemonSet's ControllerRevision contributes: which revision is current (§d.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +52,7 @@ pub fn revision_facts(rev: &ControllerRevision) -> Option<RevisionFacts> {
     let hash = meta
         .labels
         .as_ref()
-        .and_then(|l| l.get(REVISION_HASH_LABEL))
+        .and_then(|l| l.get(names::CONTROLLER_REVISION_HASH))
         .cloned()
         // Without the label, the name is `<ds-name>-<hash>` (§d.4).
         .or_else(|| {
@@ -114,7 +112,7 @@ mod tests {
         let facts = revision_facts(&revision(
             "speaker-abc",
             Some(("u1", true)),
-            &[(REVISION_HASH_LABEL, "h1")],
+            &[(names::CONTROLLER_REVISION_HASH, "h1")],
             3,
         ));
         assert_eq!(

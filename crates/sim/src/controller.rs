@@ -19,6 +19,7 @@ pub const COMPONENT: &str = "daemonset-controller";
 use super::clock::SimClock;
 use super::scenario::settings::{ScheduledUpdate, SimulationSettings};
 use super::store::{Store, StoreError, StoreEvent};
+use crate::domain::names;
 use cache::{Cache, Touched};
 use claims::Claims;
 use k8s_openapi::api::apps::v1::DaemonSet;
@@ -338,7 +339,7 @@ fn try_set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), SetImage
         .annotations
         .get_or_insert_with(Default::default)
         .insert(
-            "deprecated.daemonset.template.generation".into(),
+            names::TEMPLATE_GENERATION_ANNOTATION.into(),
             next_generation.to_string(),
         );
     match store.update(ds) {

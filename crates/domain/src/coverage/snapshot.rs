@@ -16,9 +16,9 @@ const MAX_TEXT: usize = 100;
 /// Label keys that identify a node's role, zone or pool, in the order they are shown.
 const IDENTIFYING_LABELS: &[&str] = &[
     "kubernetes.io/role",
-    "topology.kubernetes.io/zone",
+    crate::names::ZONE_LABEL,
     "topology.kubernetes.io/region",
-    "node.kubernetes.io/instance-type",
+    crate::names::INSTANCE_TYPE_LABEL,
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
     "karpenter.sh/nodepool",

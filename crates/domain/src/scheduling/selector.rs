@@ -145,7 +145,7 @@ pub(crate) fn parse_field_requirement(r: &SelectorRequirement) -> Result<FieldRe
 
 /// The node's field set: only `metadata.name`; any other key reads as "" (§a.4).
 pub(crate) fn node_field<'a>(node: &'a NodeFacts, key: &str) -> &'a str {
-    if key == "metadata.name" {
+    if key == crate::names::METADATA_NAME_FIELD {
         &node.name
     } else {
         ""

@@ -6,6 +6,7 @@
 //! generic document first, so the kind can be checked before the typed parse.
 
 use super::ConvertError;
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Node;
 use serde_json::Value;
@@ -163,7 +164,7 @@ pub fn node_from_text(text: &str) -> Result<Node, ConvertError> {
         return Err(ConvertError::Missing {
             kind: "Node",
             name: "(unnamed)".into(),
-            field: "metadata.name",
+            field: names::METADATA_NAME_FIELD,
         });
     }
     typed(doc, "Node")

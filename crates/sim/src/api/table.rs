@@ -2,6 +2,7 @@
 //! and cell values of the API server's printers, so `kubectl get nodes|pods|ds|events` prints
 //! the same output as against a real cluster (wire doc §5). All columns are always sent;
 //! kubectl hides the priority-1 ones unless `-o wide`.
+use crate::domain::names;
 use std::sync::Arc;
 
 use k8s_openapi::jiff::Timestamp;
@@ -177,7 +178,7 @@ fn node_cells(v: &Value, now: Timestamp) -> Vec<Value> {
         .map(|l| {
             l.iter()
                 .filter_map(|(k, val)| {
-                    if let Some(r) = k.strip_prefix("node-role.kubernetes.io/") {
+                    if let Some(r) = k.strip_prefix(names::NODE_ROLE_PREFIX) {
                         Some(r.to_string())
                     } else if k == "kubernetes.io/role" {
                         val.as_str().map(str::to_string)

@@ -5,6 +5,7 @@
 //! field selectors on `metadata.name`, `spec.nodeName`, `status.phase` and event fields;
 //! every operator of the label grammar is accepted so a real client never meets a 400 here.
 
+use crate::domain::names;
 use crate::domain::validation::names::{check_label_value, check_qualified_name};
 use std::collections::BTreeMap;
 
@@ -187,7 +188,7 @@ impl LabelSelector {
 pub fn supported_fields(kind: Kind) -> &'static [&'static str] {
     match kind {
         Kind::Pod => &[
-            "metadata.name",
+            names::METADATA_NAME_FIELD,
             "metadata.namespace",
             "spec.nodeName",
             "spec.restartPolicy",
@@ -198,10 +199,10 @@ pub fn supported_fields(kind: Kind) -> &'static [&'static str] {
             "status.podIP",
             "status.nominatedNodeName",
         ],
-        Kind::Node => &["metadata.name", "spec.unschedulable"],
-        Kind::Namespace => &["metadata.name", "status.phase"],
+        Kind::Node => &[names::METADATA_NAME_FIELD, "spec.unschedulable"],
+        Kind::Namespace => &[names::METADATA_NAME_FIELD, "status.phase"],
         Kind::Event => &[
-            "metadata.name",
+            names::METADATA_NAME_FIELD,
             "metadata.namespace",
             "involvedObject.kind",
             "involvedObject.namespace",
@@ -215,7 +216,9 @@ pub fn supported_fields(kind: Kind) -> &'static [&'static str] {
             "source",
             "type",
         ],
-        Kind::DaemonSet | Kind::ControllerRevision => &["metadata.name", "metadata.namespace"],
+        Kind::DaemonSet | Kind::ControllerRevision => {
+            &[names::METADATA_NAME_FIELD, "metadata.namespace"]
+        }
     }
 }
 
