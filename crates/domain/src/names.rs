@@ -39,3 +39,5 @@ pub const TAINT_MEMORY_PRESSURE: &str = "node.kubernetes.io/memory-pressure";
 pub const TAINT_PID_PRESSURE: &str = "node.kubernetes.io/pid-pressure";
 /// Taint set under the NetworkUnavailable condition; tolerated for host-network pods (§b).
 pub const TAINT_NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
+/// The node label holding the region.
+pub const REGION_LABEL: &str = "topology.kubernetes.io/region";

@@ -297,7 +297,7 @@ fn base_labels(name: &str, zone: &str, instance_type: &str) -> BTreeMap<String, 
         ("kubernetes.io/os".to_string(), "linux".to_string()),
         ("kubernetes.io/arch".to_string(), "amd64".to_string()),
         (
-            "topology.kubernetes.io/region".to_string(),
+            names::REGION_LABEL.to_string(),
             region.to_string(),
         ),
         (names::ZONE_LABEL.to_string(), zone.to_string()),

@@ -17,7 +17,7 @@ const MAX_TEXT: usize = 100;
 const IDENTIFYING_LABELS: &[&str] = &[
     "kubernetes.io/role",
     crate::names::ZONE_LABEL,
-    "topology.kubernetes.io/region",
+    crate::names::REGION_LABEL,
     crate::names::INSTANCE_TYPE_LABEL,
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
@@ -171,7 +171,7 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
     let roles = node
         .labels
         .iter()
-        .filter(|(k, _)| k.starts_with("node-role.kubernetes.io/"));
+        .filter(|(k, _)| k.starts_with(crate::names::NODE_ROLE_PREFIX));
     let known = IDENTIFYING_LABELS
         .iter()
         .filter_map(|k| node.labels.get_key_value(*k));
