@@ -296,10 +296,7 @@ fn base_labels(name: &str, zone: &str, instance_type: &str) -> BTreeMap<String, 
         (names::HOSTNAME_LABEL.to_string(), name.to_string()),
         ("kubernetes.io/os".to_string(), "linux".to_string()),
         ("kubernetes.io/arch".to_string(), "amd64".to_string()),
-        (
-            names::REGION_LABEL.to_string(),
-            region.to_string(),
-        ),
+        (names::REGION_LABEL.to_string(), region.to_string()),
         (names::ZONE_LABEL.to_string(), zone.to_string()),
         (
             names::INSTANCE_TYPE_LABEL.to_string(),

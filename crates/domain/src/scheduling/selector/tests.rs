@@ -1,5 +1,6 @@
 //! §a.2–§a.4: parsing and matching of node selector terms.
 use super::*;
+use crate::facts::Labels;
 
 fn req(key: &str, op: &str, values: &[&str]) -> SelectorRequirement {
     SelectorRequirement {
@@ -294,7 +295,9 @@ fn parse_error_messages_name_the_problem() {
         (req("", "Exists", &[]), "name part must be non-empty"),
     ];
     for (r, needle) in cases {
-        let err = parse_label_requirement(&r).expect_err("must fail");
+        let err = parse_label_requirement(&r)
+            .expect_err("must fail")
+            .to_string();
         assert!(err.contains(needle), "{err} should mention {needle}");
     }
 }
