@@ -342,7 +342,7 @@ impl Builder<'_> {
         })?;
         settings
             .validate()
-            .map_err(|m| self.error(place, what, None, m))?;
+            .map_err(|e| self.error(place, what, None, e.to_string()))?;
         self.scenario.settings = settings;
         Ok(())
     }

@@ -8,6 +8,9 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use std::time::Duration;
 
+mod error;
+pub use error::{DurationError, SettingsError, SettingsProblem};
+
 /// `apiVersion` of the settings document.
 pub const SETTINGS_API_VERSION: &str = "daemonscope.dev/v1alpha1";
 /// `kind` of the settings document.
@@ -208,17 +211,17 @@ impl SimulationSettings {
     /// Checks what serde cannot: a speed and durations in a range the clock can represent,
     /// `namespace/name` references. Why the ranges: speed 1e20 or a delay of 1e19 s used to
     /// overflow the simulated clock and kill the API, the kubelet or the controller (issue 15).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingsError> {
         if !(self.speed.is_finite() && self.speed > 0.0) {
-            return Err(format!(
-                "spec.speed: must be a positive number, got {}",
-                self.speed
+            return Err(SettingsError::new(
+                "spec.speed",
+                SettingsProblem::NotPositive(self.speed),
             ));
         }
         if !(MIN_SPEED..=MAX_SPEED).contains(&self.speed) {
-            return Err(format!(
-                "spec.speed: must be between {MIN_SPEED} and {MAX_SPEED} (simulated seconds per real second), got {:e}",
-                self.speed
+            return Err(SettingsError::new(
+                "spec.speed",
+                SettingsProblem::SpeedOutOfRange(self.speed),
             ));
         }
         let k = &self.kubelet;
@@ -249,43 +252,56 @@ impl SimulationSettings {
         }
         for (field, value) in durations {
             if value > MAX_DURATION {
-                return Err(format!(
-                    "{field}: must be at most {}h (one year), got {}s",
-                    MAX_DURATION.as_secs() / 3600,
-                    value.as_secs()
+                return Err(SettingsError::new(
+                    field,
+                    SettingsProblem::DurationTooLong {
+                        secs: value.as_secs(),
+                    },
                 ));
             }
         }
         if self.controller.burst_replicas == 0 {
-            return Err("spec.controller.burstReplicas: must be at least 1".to_string());
+            return Err(SettingsError::new(
+                "spec.controller.burstReplicas",
+                SettingsProblem::Zero,
+            ));
         }
         for (i, b) in self.blocked_creations.iter().enumerate() {
             if !is_namespaced_name(&b.daemon_set) {
-                return Err(format!(
-                    "spec.blockedCreations[{i}].daemonSet: expected namespace/name, got {:?}",
-                    b.daemon_set
+                return Err(SettingsError::new(
+                    format!("spec.blockedCreations[{i}].daemonSet"),
+                    SettingsProblem::NotNamespacedName(b.daemon_set.clone()),
                 ));
             }
         }
         for (i, u) in self.updates.iter().enumerate() {
             if !is_namespaced_name(&u.daemon_set) {
-                return Err(format!(
-                    "spec.updates[{i}].daemonSet: expected namespace/name, got {:?}",
-                    u.daemon_set
+                return Err(SettingsError::new(
+                    format!("spec.updates[{i}].daemonSet"),
+                    SettingsProblem::NotNamespacedName(u.daemon_set.clone()),
                 ));
             }
             if u.image.trim().is_empty() {
-                return Err(format!("spec.updates[{i}].image: must not be empty"));
+                return Err(SettingsError::new(
+                    format!("spec.updates[{i}].image"),
+                    SettingsProblem::Empty,
+                ));
             }
         }
         for (i, f) in self.forbidden.iter().enumerate() {
             if f.resource.trim().is_empty() {
-                return Err(format!("spec.forbidden[{i}].resource: must not be empty"));
+                return Err(SettingsError::new(
+                    format!("spec.forbidden[{i}].resource"),
+                    SettingsProblem::Empty,
+                ));
             }
         }
         for (i, f) in self.failing_images.iter().enumerate() {
             if f.image.trim().is_empty() {
-                return Err(format!("spec.failingImages[{i}].image: must not be empty"));
+                return Err(SettingsError::new(
+                    format!("spec.failingImages[{i}].image"),
+                    SettingsProblem::Empty,
+                ));
             }
         }
         Ok(())
@@ -312,10 +328,10 @@ fn is_namespaced_name(text: &str) -> bool {
 
 /// Parses a duration the way people write them in Kubernetes-adjacent YAML: `1500ms`, `2s`,
 /// `1m30s`, `1h`, or a bare number of seconds (`2`, `0.5`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("empty duration".to_string());
+        return Err(DurationError::Empty);
     }
     if let Ok(secs) = t.parse::<f64>() {
         return seconds(secs, text);
@@ -325,13 +341,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     while !rest.is_empty() {
         let digits = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| format!("{text:?}: a number needs a unit (ms, s, m, h)"))?;
+            .ok_or_else(|| DurationError::NoUnit(text.to_string()))?;
         if digits == 0 {
-            return Err(format!("{text:?}: expected a number at {rest:?}"));
+            return Err(DurationError::ExpectedNumber {
+                text: text.to_string(),
+                at: rest.to_string(),
+            });
         }
         let number: f64 = rest[..digits]
             .parse()
-            .map_err(|_| format!("{text:?}: {:?} is not a number", &rest[..digits]))?;
+            .map_err(|_| DurationError::NotANumber {
+                text: text.to_string(),
+                number: rest[..digits].to_string(),
+            })?;
         rest = &rest[digits..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -342,9 +364,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "m" => 60.0,
             "h" => 3600.0,
             other => {
-                return Err(format!(
-                    "{text:?}: unknown unit {other:?} (use ms, s, m or h)"
-                ))
+                return Err(DurationError::UnknownUnit {
+                    text: text.to_string(),
+                    unit: other.to_string(),
+                })
             }
         };
         total += number * factor;
@@ -353,14 +376,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     seconds(total, text)
 }
 
-fn seconds(secs: f64, text: &str) -> Result<Duration, String> {
+fn seconds(secs: f64, text: &str) -> Result<Duration, DurationError> {
     if !secs.is_finite() || secs < 0.0 {
-        return Err(format!(
-            "{text:?}: a duration must be a non-negative number"
-        ));
+        return Err(DurationError::Negative(text.to_string()));
     }
-    Duration::try_from_secs_f64(secs)
-        .map_err(|_| format!("{text:?}: too large for a duration (at most one year is accepted)"))
+    Duration::try_from_secs_f64(secs).map_err(|_| DurationError::TooLarge(text.to_string()))
 }
 
 fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
@@ -381,97 +401,4 @@ fn ser_duration<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Er
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_accept_units_combinations_and_bare_seconds() {
-        let cases = [
-            ("2s", 2000),
-            ("1500ms", 1500),
-            ("1m30s", 90_000),
-            ("1h", 3_600_000),
-            ("0.5", 500),
-            ("3", 3000),
-            ("0.25s", 250),
-        ];
-        for (text, ms) in cases {
-            assert_eq!(
-                parse_duration(text),
-                Ok(Duration::from_millis(ms)),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn durations_reject_unknown_units_missing_units_and_negatives() {
-        for text in ["", "2 parsecs", "5x", "-1", "s", "1m30"] {
-            assert!(parse_duration(text).is_err(), "{text} should be rejected");
-        }
-    }
-
-    #[test]
-    fn extreme_numbers_are_refused_with_the_field_and_its_range() {
-        // Issue 15 reproduction 3: `speed: 1e308`, `speed: 1e20`, `speed: 1e-300`,
-        // `readyDelay: 1e19` and `initialBackoff: 1e19` crashed the simulation; `readyDelay:
-        // 1e20` made `Duration::from_secs_f64` panic during parsing (exit 101).
-        assert!(parse_duration("1e20").is_err_and(|e| e.contains("too large")));
-        assert!(parse_duration("1e400").is_err());
-        for speed in [1e308, 1e20, 1e-300, 20_000.0] {
-            let s = SimulationSettings {
-                speed,
-                ..Default::default()
-            };
-            let err = s.validate().err().unwrap_or_default();
-            assert!(
-                err.starts_with("spec.speed: must be between 0.001 and 10000"),
-                "{speed}: {err}"
-            );
-        }
-        let mut s = SimulationSettings::default();
-        s.kubelet.ready_delay = Duration::from_secs(10_000_000_000_000_000_000);
-        let err = s.validate().err().unwrap_or_default();
-        assert!(
-            err.starts_with("spec.kubelet.readyDelay: must be at most 8760h"),
-            "{err}"
-        );
-        let mut s = SimulationSettings::default();
-        s.controller.initial_backoff = Duration::from_secs(10_000_000_000_000_000_000);
-        let err = s.validate().err().unwrap_or_default();
-        assert!(err.starts_with("spec.controller.initialBackoff"), "{err}");
-        assert!(SimulationSettings::default().validate().is_ok());
-    }
-
-    #[test]
-    fn a_blocked_creation_matches_its_daemonset_on_its_nodes_only() {
-        let b = BlockedCreation {
-            daemon_set: "security/falco".into(),
-            nodes: vec!["worker-3".into()],
-            message: "denied".into(),
-        };
-        assert!(b.blocks("security", "falco", "worker-3"));
-        assert!(!b.blocks("security", "falco", "worker-4"));
-        assert!(!b.blocks("kube-system", "falco", "worker-3"));
-        let everywhere = BlockedCreation { nodes: vec![], ..b };
-        assert!(everywhere.blocks("security", "falco", "any-node"));
-    }
-
-    #[test]
-    fn validation_names_the_field_that_is_wrong() {
-        let mut s = SimulationSettings {
-            speed: 0.0,
-            ..Default::default()
-        };
-        assert!(s.validate().is_err_and(|e| e.starts_with("spec.speed")));
-        s.speed = 2.0;
-        s.blocked_creations.push(BlockedCreation {
-            daemon_set: "falco".into(),
-            nodes: vec![],
-            message: "x".into(),
-        });
-        assert!(s
-            .validate()
-            .is_err_and(|e| e.starts_with("spec.blockedCreations[0].daemonSet")));
-    }
-}
+mod tests;
