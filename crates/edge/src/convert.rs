@@ -5,6 +5,9 @@
 //! watched object and a hand-written file. `load` turns text into API objects for the CLI.
 
 pub mod load;
+mod revision;
+
+pub use revision::{daemonset_identity, revision_facts};
 
 use crate::domain::facts::*;
 use crate::domain::names;
