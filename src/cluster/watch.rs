@@ -9,7 +9,7 @@
 //! Only list and watch requests are sent (read-only, design).
 
 use crate::cluster::live::Live;
-use crate::cluster::projection::{revision_facts, Projection};
+use crate::cluster::projection::Projection;
 use crate::cluster::state::Scope;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
@@ -70,18 +70,9 @@ impl Watched for DaemonSet {
 
     fn forget(&self) -> Option<Projection> {
         self.project().or_else(|| {
-            Some(Projection::DaemonSet(crate::domain::DaemonSetFacts {
-                namespace: self.metadata.namespace.clone().unwrap_or_default(),
-                name: self.metadata.name.clone().unwrap_or_default(),
-                uid: self.metadata.uid.clone().unwrap_or_default(),
-                generation: 0,
-                template: crate::domain::TemplateFacts::default(),
-                strategy: crate::domain::UpdateStrategy::OnDelete,
-                min_ready_seconds: 0,
-                current_revision_hash: String::new(),
-                template_generation: None,
-                status: None,
-            }))
+            Some(Projection::DaemonSet(
+                crate::edge::convert::daemonset_identity(self),
+            ))
         })
     }
 }
@@ -96,7 +87,7 @@ impl Watched for Pod {
 
 impl Watched for ControllerRevision {
     fn project(&self) -> Option<Projection> {
-        revision_facts(self).map(Projection::Revision)
+        crate::edge::convert::revision_facts(self).map(Projection::Revision)
     }
 }
 

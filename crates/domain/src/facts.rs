@@ -1,5 +1,5 @@
 //! The small value types the rules read. Converted from k8s-openapi objects in exactly one
-//! place (`cluster::convert`), so the rules never see API structs and the browser can use them.
+//! place (`edge::convert`), so the rules never see API structs and the browser can use them.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -139,6 +139,22 @@ impl DaemonSetFacts {
     pub fn key(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
     }
+}
+
+/// What a DaemonSet's ControllerRevision contributes: which revision is current (§d.4).
+/// Why a domain value: the dashboard keeps only these four facts of each revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionFacts {
+    /// Namespace of the revision (the DaemonSet's).
+    pub namespace: String,
+    /// Object name, `<ds-name>-<hash>`.
+    pub name: String,
+    /// uid of the controlling DaemonSet; revisions without one are not any DaemonSet's.
+    pub owner_uid: String,
+    /// `revision`: the highest one owned by a DaemonSet is its current revision (§d.4).
+    pub revision: i64,
+    /// The hash pods of this revision carry in `controller-revision-hash`.
+    pub hash: String,
 }
 
 /// Pod phase as reported by the kubelet.

@@ -8,6 +8,8 @@
 pub mod controller;
 pub mod coverage;
 pub mod facts;
+pub mod labels;
+pub mod names;
 pub mod resume;
 pub mod rollout;
 pub mod scheduling;

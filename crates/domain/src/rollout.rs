@@ -11,7 +11,7 @@ mod pods;
 mod status;
 mod verdict;
 
-pub use budget::{resolve_budget, scale_int_or_percent, Budget, BudgetError};
+pub use budget::{resolve_budget, scale_int_or_percent, Budget, BudgetError, IntOrPercentError};
 pub use pods::{examined_pod, is_counted, is_pod_available, is_pod_updated, pod_order};
 pub use status::{compute_status, compute_status_for_slots};
 pub use verdict::{kubectl_rollout_status, rollout_status_for, RolloutVerdict, ON_DELETE_ERROR};

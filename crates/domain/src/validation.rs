@@ -169,7 +169,7 @@ fn validate_field(r: &SelectorRequirement, at: &str) -> Vec<Invalid> {
             format!("Unsupported value: {other:?}: supported values: \"In\", \"NotIn\""),
         )),
     }
-    if r.key != "metadata.name" {
+    if r.key != crate::names::METADATA_NAME_FIELD {
         out.push(invalid(
             format!("{at}.key"),
             format!("{:?}: not a valid field selector key (only metadata.name; another key reads as empty, §a.4)", r.key),

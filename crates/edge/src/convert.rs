@@ -5,8 +5,12 @@
 //! watched object and a hand-written file. `load` turns text into API objects for the CLI.
 
 pub mod load;
+mod revision;
+
+pub use revision::{daemonset_identity, revision_facts};
 
 use crate::domain::facts::*;
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -240,9 +244,6 @@ fn defaulted_strategy(ds: &DaemonSet) -> UpdateStrategy {
     }
 }
 
-/// The annotation that makes `pod-template-generation` count as updated (§d.4).
-const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
-
 /// A DaemonSet's facts, defaulted as the API server would (§i.1). Fails only when there is
 /// no pod template to reason about. A missing status stays `None` (§i.4).
 pub fn daemonset_facts(ds: &DaemonSet) -> Result<DaemonSetFacts, ConvertError> {
@@ -253,7 +254,7 @@ pub fn daemonset_facts(ds: &DaemonSet) -> Result<DaemonSetFacts, ConvertError> {
         field,
     };
     if name.is_empty() {
-        return Err(missing("metadata.name"));
+        return Err(missing(names::METADATA_NAME_FIELD));
     }
     let spec = &ds.spec;
     let pod_spec = spec
@@ -288,7 +289,7 @@ pub fn daemonset_facts(ds: &DaemonSet) -> Result<DaemonSetFacts, ConvertError> {
             .metadata
             .annotations
             .as_ref()
-            .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+            .and_then(|a| a.get(names::TEMPLATE_GENERATION_ANNOTATION))
             .cloned(),
         status,
     })
@@ -320,7 +321,7 @@ pub fn target_node_name(spec: &PodSpec) -> Option<String> {
     let pin = terms
         .iter()
         .flat_map(|t| t.match_fields.iter().flatten())
-        .find(|r| r.key == "metadata.name" && r.operator == "In")?;
+        .find(|r| r.key == names::METADATA_NAME_FIELD && r.operator == "In")?;
     match pin.values.as_deref() {
         Some([one]) => Some(one.clone()),
         _ => None,
@@ -374,11 +375,11 @@ pub fn pod_facts(pod: &Pod) -> PodFacts {
             .and_then(|s| s.node_name.as_ref())
             .is_some_and(|n| !n.is_empty()),
         revision_hash: labels
-            .and_then(|l| l.get("controller-revision-hash"))
+            .and_then(|l| l.get(names::CONTROLLER_REVISION_HASH))
             .cloned()
             .unwrap_or_default(),
         template_generation: labels
-            .and_then(|l| l.get("pod-template-generation"))
+            .and_then(|l| l.get(names::POD_TEMPLATE_GENERATION))
             .cloned(),
         phase: pod_phase(status.and_then(|s| s.phase.as_deref())),
         ready: ready_condition.is_some_and(|c| c.status == "True"),

@@ -19,6 +19,7 @@ pub const COMPONENT: &str = "daemonset-controller";
 use super::clock::SimClock;
 use super::scenario::settings::{ScheduledUpdate, SimulationSettings};
 use super::store::{Store, StoreError, StoreEvent};
+use crate::domain::names;
 use cache::{Cache, Touched};
 use claims::Claims;
 use daemonscope_supervise::Supervisor;
@@ -317,48 +318,82 @@ async fn run_updates(
 }
 
 /// `kubectl set image ds/NAME CONTAINER=IMAGE` on the store.
-pub fn set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), String> {
+pub fn set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), SetImageError> {
     // The controller writes the DaemonSet's status concurrently, so a read-modify-write can
     // meet a newer resourceVersion: retry like client-go's RetryOnConflict.
     const ATTEMPTS: usize = 5;
     for _ in 0..ATTEMPTS {
         match try_set_image(store, update) {
-            Err(SetImageError::Conflict) => continue,
-            Err(SetImageError::Other(message)) => return Err(message),
-            Ok(()) => return Ok(()),
+            Err(SetImageError::Conflict { .. }) => continue,
+            other => return other,
         }
     }
-    Err(format!(
-        "DaemonSet {} kept changing: {ATTEMPTS} update attempts conflicted",
-        update.daemon_set
-    ))
+    Err(SetImageError::KeptConflicting {
+        daemon_set: update.daemon_set.clone(),
+        attempts: ATTEMPTS,
+    })
 }
 
-/// Why one attempt of `set_image` failed: a conflict is retried, the rest is reported.
-enum SetImageError {
-    Conflict,
-    Other(String),
+/// Why a scheduled image update of a DaemonSet failed (a conflict alone is retried).
+#[derive(Debug, thiserror::Error)]
+pub enum SetImageError {
+    /// The DaemonSet changed between read and write.
+    #[error("DaemonSet {daemon_set} changed while its image was being set")]
+    Conflict {
+        /// `namespace/name`.
+        daemon_set: String,
+    },
+    /// Every attempt met a conflict.
+    #[error("DaemonSet {daemon_set} kept changing: {attempts} update attempts conflicted")]
+    KeptConflicting {
+        /// `namespace/name`.
+        daemon_set: String,
+        /// How many times the write was tried.
+        attempts: usize,
+    },
+    /// The reference is not `namespace/name`.
+    #[error("{0:?} is not namespace/name")]
+    NotNamespacedName(String),
+    /// No such DaemonSet in the store.
+    #[error("DaemonSet {0} not found")]
+    NotFound(String),
+    /// The DaemonSet has no `spec.template.spec`.
+    #[error("DaemonSet {0} has no pod template spec")]
+    NoPodSpec(String),
+    /// The named container (or, unnamed, any container) is missing.
+    #[error("DaemonSet {daemon_set} has no container {container:?}")]
+    NoContainer {
+        /// `namespace/name`.
+        daemon_set: String,
+        /// The container the update names, if any.
+        container: Option<String>,
+    },
+    /// The store refused the write.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 fn try_set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), SetImageError> {
-    let (ns, name) = update.daemon_set.split_once('/').ok_or_else(|| {
-        SetImageError::Other(format!("{:?} is not namespace/name", update.daemon_set))
-    })?;
+    let (ns, name) = update
+        .daemon_set
+        .split_once('/')
+        .ok_or_else(|| SetImageError::NotNamespacedName(update.daemon_set.clone()))?;
     let mut ds: DaemonSet = store
         .get(Some(ns), name)
-        .ok_or_else(|| SetImageError::Other(format!("DaemonSet {ns}/{name} not found")))?;
-    let spec = ds.spec.template.spec.as_mut().ok_or_else(|| {
-        SetImageError::Other(format!("DaemonSet {ns}/{name} has no pod template spec"))
-    })?;
+        .ok_or_else(|| SetImageError::NotFound(format!("{ns}/{name}")))?;
+    let spec = ds
+        .spec
+        .template
+        .spec
+        .as_mut()
+        .ok_or_else(|| SetImageError::NoPodSpec(format!("{ns}/{name}")))?;
     let container = match &update.container {
         Some(c) => spec.containers.iter_mut().find(|x| x.name == *c),
         None => spec.containers.first_mut(),
     }
-    .ok_or_else(|| {
-        SetImageError::Other(format!(
-            "DaemonSet {ns}/{name} has no container {:?}",
-            update.container
-        ))
+    .ok_or_else(|| SetImageError::NoContainer {
+        daemon_set: format!("{ns}/{name}"),
+        container: update.container.clone(),
     })?;
     container.image = Some(update.image.clone());
     // The API server keeps this annotation equal to the generation a template change produces.
@@ -367,12 +402,14 @@ fn try_set_image(store: &Store, update: &ScheduledUpdate) -> Result<(), SetImage
         .annotations
         .get_or_insert_with(Default::default)
         .insert(
-            "deprecated.daemonset.template.generation".into(),
+            names::TEMPLATE_GENERATION_ANNOTATION.into(),
             next_generation.to_string(),
         );
     match store.update(ds) {
         Ok(_) => Ok(()),
-        Err(StoreError::Conflict { .. }) => Err(SetImageError::Conflict),
-        Err(e) => Err(SetImageError::Other(e.to_string())),
+        Err(StoreError::Conflict { .. }) => Err(SetImageError::Conflict {
+            daemon_set: format!("{ns}/{name}"),
+        }),
+        Err(e) => Err(SetImageError::Store(e)),
     }
 }

@@ -13,6 +13,7 @@ mod catalog;
 
 use super::scenario::settings::{FailingImage, FailureMode, ScheduledUpdate};
 use super::scenario::Scenario;
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Namespace, Node, NodeSpec, NodeStatus, Taint};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -231,15 +232,8 @@ fn nodes(spec: &GenerateSpec, zones: &[String], rng: &mut ChaCha8Rng) -> Vec<Nod
     for i in 0..control_plane {
         let zone = &zones[i % zones.len()];
         let mut labels = base_labels(&format!("cp-{}", i + 1), zone, "m6i.2xlarge");
-        labels.insert(
-            "node-role.kubernetes.io/control-plane".into(),
-            String::new(),
-        );
-        let taints = vec![taint(
-            "node-role.kubernetes.io/control-plane",
-            None,
-            "NoSchedule",
-        )];
+        labels.insert(names::CONTROL_PLANE_ROLE_LABEL.into(), String::new());
+        let taints = vec![taint(names::CONTROL_PLANE_ROLE_LABEL, None, "NoSchedule")];
         out.push(node(
             format!("cp-{}", i + 1),
             labels,
@@ -276,15 +270,11 @@ fn nodes(spec: &GenerateSpec, zones: &[String], rng: &mut ChaCha8Rng) -> Vec<Nod
             let cordoned = roll < 0.005;
             let not_ready = (0.005..0.01).contains(&roll);
             if cordoned {
-                taints.push(taint(
-                    "node.kubernetes.io/unschedulable",
-                    None,
-                    "NoSchedule",
-                ));
+                taints.push(taint(names::TAINT_UNSCHEDULABLE, None, "NoSchedule"));
             }
             if not_ready {
-                taints.push(taint("node.kubernetes.io/not-ready", None, "NoSchedule"));
-                taints.push(taint("node.kubernetes.io/not-ready", None, "NoExecute"));
+                taints.push(taint(names::TAINT_NOT_READY, None, "NoSchedule"));
+                taints.push(taint(names::TAINT_NOT_READY, None, "NoExecute"));
             }
             out.push(node(
                 name,
@@ -303,16 +293,13 @@ fn nodes(spec: &GenerateSpec, zones: &[String], rng: &mut ChaCha8Rng) -> Vec<Nod
 fn base_labels(name: &str, zone: &str, instance_type: &str) -> BTreeMap<String, String> {
     let region = zone.trim_end_matches(|c: char| c.is_ascii_lowercase());
     BTreeMap::from([
-        ("kubernetes.io/hostname".to_string(), name.to_string()),
+        (names::HOSTNAME_LABEL.to_string(), name.to_string()),
         ("kubernetes.io/os".to_string(), "linux".to_string()),
         ("kubernetes.io/arch".to_string(), "amd64".to_string()),
+        (names::REGION_LABEL.to_string(), region.to_string()),
+        (names::ZONE_LABEL.to_string(), zone.to_string()),
         (
-            "topology.kubernetes.io/region".to_string(),
-            region.to_string(),
-        ),
-        ("topology.kubernetes.io/zone".to_string(), zone.to_string()),
-        (
-            "node.kubernetes.io/instance-type".to_string(),
+            names::INSTANCE_TYPE_LABEL.to_string(),
             instance_type.to_string(),
         ),
     ])

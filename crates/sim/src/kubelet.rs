@@ -13,9 +13,7 @@ mod node_loss;
 mod notes;
 mod pod;
 
-pub use node::{
-    is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError, NOT_READY_TAINT,
-};
+pub use node::{is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError};
 pub use pod::{next_step, target_node, NodeState, Step};
 
 use super::clock::SimClock;

@@ -16,6 +16,7 @@
 
 use super::clock::SimClock;
 use super::store::{EventType, Kind, Store, StoreEvent};
+use crate::domain::names;
 use daemonscope_supervise::Supervisor;
 use k8s_openapi::api::core::v1::{Node, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -25,34 +26,26 @@ use tokio::sync::watch;
 
 /// `nodeConditionToTaintKeyStatusMap`: (condition type, status) → taint key.
 const CONDITION_TAINTS: &[(&str, &str, &str)] = &[
-    ("Ready", "False", "node.kubernetes.io/not-ready"),
-    ("Ready", "Unknown", "node.kubernetes.io/unreachable"),
-    (
-        "MemoryPressure",
-        "True",
-        "node.kubernetes.io/memory-pressure",
-    ),
-    ("DiskPressure", "True", "node.kubernetes.io/disk-pressure"),
+    ("Ready", "False", names::TAINT_NOT_READY),
+    ("Ready", "Unknown", names::TAINT_UNREACHABLE),
+    ("MemoryPressure", "True", names::TAINT_MEMORY_PRESSURE),
+    ("DiskPressure", "True", names::TAINT_DISK_PRESSURE),
     (
         "NetworkUnavailable",
         "True",
-        "node.kubernetes.io/network-unavailable",
+        names::TAINT_NETWORK_UNAVAILABLE,
     ),
-    ("PIDPressure", "True", "node.kubernetes.io/pid-pressure"),
+    ("PIDPressure", "True", names::TAINT_PID_PRESSURE),
 ];
-/// `TaintNodeUnschedulable`.
-const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
-const NOT_READY: &str = "node.kubernetes.io/not-ready";
-const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 
 /// Whether the controller owns this taint (it adds and removes it by itself).
 fn is_managed(taint: &Taint) -> bool {
     match taint.effect.as_str() {
         "NoSchedule" => {
-            taint.key == UNSCHEDULABLE_TAINT
+            taint.key == names::TAINT_UNSCHEDULABLE
                 || CONDITION_TAINTS.iter().any(|(_, _, key)| *key == taint.key)
         }
-        "NoExecute" => taint.key == NOT_READY || taint.key == UNREACHABLE,
+        "NoExecute" => taint.key == names::TAINT_NOT_READY || taint.key == names::TAINT_UNREACHABLE,
         _ => false,
     }
 }
@@ -76,7 +69,7 @@ fn wanted(node: &Node) -> Vec<(&'static str, &'static str)> {
         }
     }
     if node.spec.as_ref().and_then(|s| s.unschedulable) == Some(true) {
-        out.push((UNSCHEDULABLE_TAINT, "NoSchedule"));
+        out.push((names::TAINT_UNSCHEDULABLE, "NoSchedule"));
     }
     out
 }

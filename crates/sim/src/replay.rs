@@ -14,6 +14,7 @@
 
 use super::scenario::settings::{FailureMode, SimulationSettings};
 use super::scenario::Scenario;
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Namespace, Node};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -50,7 +51,7 @@ pub enum ReplayError {
 /// annotations (minus the controller's own), owner references dropped (uids would not match).
 fn user_metadata(meta: &ObjectMeta) -> ObjectMeta {
     let annotations = meta.annotations.clone().map(|mut a| {
-        a.remove("deprecated.daemonset.template.generation");
+        a.remove(names::TEMPLATE_GENERATION_ANNOTATION);
         a.remove("kubectl.kubernetes.io/last-applied-configuration");
         a
     });

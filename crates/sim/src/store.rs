@@ -31,7 +31,7 @@ use serde_json::Value;
 pub use fields::ObjectFacts;
 pub use kind::Kind;
 pub use selector::{FieldSelector, LabelSelector, SelectorError};
-pub use write::{DeleteOptions, DeleteOutcome, UpdateTarget, TEMPLATE_GENERATION_ANNOTATION};
+pub use write::{DeleteOptions, DeleteOutcome, UpdateTarget};
 
 /// The type of a change, as a watch names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

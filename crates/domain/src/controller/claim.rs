@@ -21,25 +21,11 @@ impl LabelSelectorFacts {
     }
 }
 
-/// `LabelSelectorAsSelector` then `Matches`: every matchLabels pair and every expression
-/// must hold. `In` needs the key with a listed value, `NotIn` holds when the key is missing
-/// or its value is not listed, `Exists` / `DoesNotExist` test the key. An unknown operator
-/// makes the selector invalid, which selects nothing.
+/// `LabelSelectorAsSelector` then `Matches` (the domain's one label-selector rule,
+/// `labels`): every matchLabels pair and every expression must hold. An invalid selector
+/// (an unknown operator, `Gt`/`Lt`, a bad key or value) selects nothing.
 pub fn label_selector_matches(selector: &LabelSelectorFacts, labels: &Labels) -> bool {
-    selector
-        .match_labels
-        .iter()
-        .all(|(k, v)| labels.get(k) == Some(v))
-        && selector.match_expressions.iter().all(|r| {
-            let value = labels.get(&r.key);
-            match r.operator.as_str() {
-                "In" => value.is_some_and(|v| r.values.contains(v)),
-                "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
-                "Exists" => value.is_some(),
-                "DoesNotExist" => value.is_none(),
-                _ => false,
-            }
-        })
+    crate::labels::selector_facts_match(selector, labels)
 }
 
 /// What the controller does with one pod of its namespace.

@@ -16,9 +16,9 @@ const MAX_TEXT: usize = 100;
 /// Label keys that identify a node's role, zone or pool, in the order they are shown.
 const IDENTIFYING_LABELS: &[&str] = &[
     "kubernetes.io/role",
-    "topology.kubernetes.io/zone",
-    "topology.kubernetes.io/region",
-    "node.kubernetes.io/instance-type",
+    crate::names::ZONE_LABEL,
+    crate::names::REGION_LABEL,
+    crate::names::INSTANCE_TYPE_LABEL,
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
     "karpenter.sh/nodepool",
@@ -171,7 +171,7 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
     let roles = node
         .labels
         .iter()
-        .filter(|(k, _)| k.starts_with("node-role.kubernetes.io/"));
+        .filter(|(k, _)| k.starts_with(crate::names::NODE_ROLE_PREFIX));
     let known = IDENTIFYING_LABELS
         .iter()
         .filter_map(|k| node.labels.get_key_value(*k));

@@ -55,7 +55,7 @@ pub fn resolve_budget(strategy: &UpdateStrategy, desired: i64) -> Result<Budget,
                 scale_int_or_percent(max_unavailable.as_ref(), desired).map_err(|detail| {
                     BudgetError::Invalid {
                         field: "MaxUnavailable".into(),
-                        detail,
+                        detail: detail.to_string(),
                     }
                 })?;
             let surge = match max_surge {
@@ -63,7 +63,7 @@ pub fn resolve_budget(strategy: &UpdateStrategy, desired: i64) -> Result<Budget,
                 Some(value) => scale_int_or_percent(Some(value), desired).map_err(|detail| {
                     BudgetError::Invalid {
                         field: "MaxSurge".into(),
-                        detail,
+                        detail: detail.to_string(),
                     }
                 })?,
             };
@@ -80,21 +80,45 @@ pub fn resolve_budget(strategy: &UpdateStrategy, desired: i64) -> Result<Budget,
     })
 }
 
+/// Why an int-or-percent cannot be scaled; the texts are intstr's, because the controller
+/// puts them in its error unchanged (§i.3).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IntOrPercentError {
+    /// The field is absent where a value is needed.
+    #[error("nil value for IntOrString")]
+    Nil,
+    /// A string without a trailing `%`.
+    #[error("invalid value for IntOrString: invalid type: string is not a percentage")]
+    NotPercent,
+    /// A percent whose number part is not an integer (or does not fit).
+    #[error(
+        "invalid value for IntOrString: invalid value {raw:?}: strconv.Atoi: parsing {number:?}: {why}"
+    )]
+    BadNumber {
+        /// The value as written, `%` included.
+        raw: String,
+        /// The part before `%`.
+        number: String,
+        /// strconv's reason: `invalid syntax` or `value out of range`.
+        why: &'static str,
+    },
+}
+
 /// intstr `GetScaledValueFromIntOrPercent(value, total, roundUp=true)`; the error text is the
 /// one Kubernetes produces (without the field prefix the caller adds).
 ///
 /// Why public: the controller's `AllowsSurge` scales maxSurge against 1 (§a.7) with this same
 /// function.
-pub fn scale_int_or_percent(value: Option<&IntOrPercent>, total: i64) -> Result<i64, String> {
+pub fn scale_int_or_percent(
+    value: Option<&IntOrPercent>,
+    total: i64,
+) -> Result<i64, IntOrPercentError> {
     match value {
-        None => Err("nil value for IntOrString".into()),
+        None => Err(IntOrPercentError::Nil),
         Some(IntOrPercent::Int(n)) => Ok(*n),
         Some(IntOrPercent::Str(raw)) => {
             let Some(number) = raw.strip_suffix('%') else {
-                return Err(
-                    "invalid value for IntOrString: invalid type: string is not a percentage"
-                        .into(),
-                );
+                return Err(IntOrPercentError::NotPercent);
             };
             let percent: i64 = number.parse().map_err(|e: std::num::ParseIntError| {
                 let why = match e.kind() {
@@ -103,9 +127,11 @@ pub fn scale_int_or_percent(value: Option<&IntOrPercent>, total: i64) -> Result<
                     }
                     _ => "invalid syntax",
                 };
-                format!(
-                    "invalid value for IntOrString: invalid value {raw:?}: strconv.Atoi: parsing {number:?}: {why}"
-                )
+                IntOrPercentError::BadNumber {
+                    raw: raw.clone(),
+                    number: number.to_string(),
+                    why,
+                }
             })?;
             Ok(ceil_percent(percent, total))
         }

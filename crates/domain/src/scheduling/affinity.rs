@@ -134,7 +134,7 @@ fn explain_field(f: &FieldReq, node: &NodeFacts) -> (bool, String, Option<String
     let op = if f.equal { "In" } else { "NotIn" };
     let have = node_field(node, &f.key);
     let matched = node.name.is_empty() || f.matches(node);
-    let text = if f.key == "metadata.name" {
+    let text = if f.key == crate::names::METADATA_NAME_FIELD {
         format!(
             "field metadata.name {op} [{}] (node is {})",
             f.value, node.name
@@ -148,7 +148,7 @@ fn explain_field(f: &FieldReq, node: &NodeFacts) -> (bool, String, Option<String
     if matched {
         return (true, text, None);
     }
-    let fix = if f.key != "metadata.name" {
+    let fix = if f.key != crate::names::METADATA_NAME_FIELD {
         format!(
             "use the key metadata.name: {} is not a node field and reads as \"{have}\"",
             f.key

@@ -5,108 +5,16 @@
 //! whose parse fails matches nothing. Parsing once per DaemonSet keeps matching 5,000 nodes
 //! cheap and gives the explanation the exact parse error.
 
-use crate::facts::{Labels, NodeFacts, NodeSelectorTerm, SelectorRequirement};
-use crate::validation::names::{check_label_value, check_qualified_name};
+use crate::facts::{NodeFacts, NodeSelectorTerm, SelectorRequirement};
 
-/// A label requirement after `labels.NewRequirement` accepted it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LabelOp {
-    In,
-    NotIn,
-    Exists,
-    DoesNotExist,
-    Gt(i64),
-    Lt(i64),
-}
+pub(crate) use crate::labels::{label_op_matches, LabelOp};
 
 /// §a.3 `NewRequirement` (through `nodeSelectorRequirementsAsSelector`): the checks that
-/// turn a requirement into a parse error. Every problem is reported, joined by "; ".
-pub(crate) fn parse_label_requirement(r: &SelectorRequirement) -> Result<LabelOp, String> {
-    let mut errors = Vec::new();
-    if let Err(e) = check_qualified_name(&r.key) {
-        errors.push(format!("key {:?}: {e}", r.key));
-    }
-    let op = match r.operator.as_str() {
-        "In" | "NotIn" => {
-            if r.values.is_empty() {
-                errors.push(format!("operator {} needs at least one value", r.operator));
-            }
-            Some(if r.operator == "In" {
-                LabelOp::In
-            } else {
-                LabelOp::NotIn
-            })
-        }
-        "Exists" | "DoesNotExist" => {
-            if !r.values.is_empty() {
-                errors.push(format!("operator {} takes no values", r.operator));
-            }
-            Some(if r.operator == "Exists" {
-                LabelOp::Exists
-            } else {
-                LabelOp::DoesNotExist
-            })
-        }
-        "Gt" | "Lt" => match r.values.as_slice() {
-            [one] => match one.parse::<i64>() {
-                Ok(n) => Some(if r.operator == "Gt" {
-                    LabelOp::Gt(n)
-                } else {
-                    LabelOp::Lt(n)
-                }),
-                Err(_) => {
-                    errors.push(format!(
-                        "operator {} needs an integer value, not {one:?}",
-                        r.operator
-                    ));
-                    None
-                }
-            },
-            _ => {
-                errors.push(format!(
-                    "operator {} needs exactly one value, got {}",
-                    r.operator,
-                    r.values.len()
-                ));
-                None
-            }
-        },
-        other => {
-            errors.push(format!("{other:?} is not a valid node selector operator"));
-            None
-        }
-    };
-    for v in &r.values {
-        if let Err(e) = check_label_value(v) {
-            errors.push(format!("value {v:?}: {e}"));
-        }
-    }
-    match (op, errors.is_empty()) {
-        (Some(op), true) => Ok(op),
-        _ => Err(errors.join("; ")),
-    }
-}
-
-/// §a.3 `Requirement.Matches` against a node's labels.
-pub(crate) fn label_op_matches(
-    key: &str,
-    op: &LabelOp,
-    values: &[String],
-    labels: &Labels,
-) -> bool {
-    let actual = labels.get(key);
-    match op {
-        LabelOp::In => actual.is_some_and(|v| values.contains(v)),
-        LabelOp::NotIn => actual.is_none_or(|v| !values.contains(v)),
-        LabelOp::Exists => actual.is_some(),
-        LabelOp::DoesNotExist => actual.is_none(),
-        LabelOp::Gt(limit) => actual
-            .and_then(|v| v.parse::<i64>().ok())
-            .is_some_and(|n| n > *limit),
-        LabelOp::Lt(limit) => actual
-            .and_then(|v| v.parse::<i64>().ok())
-            .is_some_and(|n| n < *limit),
-    }
+/// turn a requirement into a parse error, the label module's with `Gt`/`Lt` allowed.
+pub(crate) fn parse_label_requirement(
+    r: &SelectorRequirement,
+) -> Result<LabelOp, crate::labels::RequirementError> {
+    crate::labels::parse_requirement(r, crate::labels::SelectorKind::Node)
 }
 
 /// A `matchFields` requirement after `nodeSelectorRequirementsAsFieldSelector` (§a.4).
@@ -118,16 +26,25 @@ pub(crate) struct FieldReq {
     pub value: String,
 }
 
+/// Why a `matchFields` requirement does not parse (§a.4); it fails its term.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FieldRequirementError {
+    /// Only `In` and `NotIn` exist for node fields.
+    #[error("{0:?} is not a valid node field selector operator (only In and NotIn)")]
+    Operator(String),
+    /// A node field requirement compares with exactly one value.
+    #[error("operator {operator} on a node field needs exactly one value, got {count}")]
+    ValueCount { operator: String, count: usize },
+}
+
 /// §a.4: only `In`/`NotIn` with exactly one value parse; any key parses.
-pub(crate) fn parse_field_requirement(r: &SelectorRequirement) -> Result<FieldReq, String> {
+pub(crate) fn parse_field_requirement(
+    r: &SelectorRequirement,
+) -> Result<FieldReq, FieldRequirementError> {
     let equal = match r.operator.as_str() {
         "In" => true,
         "NotIn" => false,
-        other => {
-            return Err(format!(
-                "{other:?} is not a valid node field selector operator (only In and NotIn)"
-            ))
-        }
+        other => return Err(FieldRequirementError::Operator(other.to_string())),
     };
     match r.values.as_slice() {
         [one] => Ok(FieldReq {
@@ -135,17 +52,16 @@ pub(crate) fn parse_field_requirement(r: &SelectorRequirement) -> Result<FieldRe
             equal,
             value: one.clone(),
         }),
-        _ => Err(format!(
-            "operator {} on a node field needs exactly one value, got {}",
-            r.operator,
-            r.values.len()
-        )),
+        _ => Err(FieldRequirementError::ValueCount {
+            operator: r.operator.clone(),
+            count: r.values.len(),
+        }),
     }
 }
 
 /// The node's field set: only `metadata.name`; any other key reads as "" (§a.4).
 pub(crate) fn node_field<'a>(node: &'a NodeFacts, key: &str) -> &'a str {
-    if key == "metadata.name" {
+    if key == crate::names::METADATA_NAME_FIELD {
         &node.name
     } else {
         ""

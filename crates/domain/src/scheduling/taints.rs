@@ -11,9 +11,9 @@ use super::{Reason, Rule};
 use crate::facts::{NodeFacts, Taint, TaintEffect, TemplateFacts};
 use crate::shell::shell_command;
 
-const NOT_READY: &str = "node.kubernetes.io/not-ready";
-const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
-const NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
+const NOT_READY: &str = crate::names::TAINT_NOT_READY;
+const UNREACHABLE: &str = crate::names::TAINT_UNREACHABLE;
+const NETWORK_UNAVAILABLE: &str = crate::names::TAINT_NETWORK_UNAVAILABLE;
 
 /// Why a user toleration that looks aimed at this taint does not tolerate it.
 fn near_misses(taint: &Taint, template: &TemplateFacts) -> Vec<String> {

@@ -5,6 +5,7 @@
 //! node" questions, and both the verdict and the explanation text are built on them.
 
 use crate::facts::{Taint, TaintEffect, TemplateFacts, Toleration};
+use crate::names;
 
 /// The text Kubernetes uses for a taint effect.
 pub(crate) fn effect_str(effect: &TaintEffect) -> &str {
@@ -46,14 +47,14 @@ pub(crate) fn is_working_operator(operator: &str) -> bool {
 /// The automatic tolerations of §b, in the order `AddOrUpdateDaemonPodTolerations` adds them.
 pub(crate) fn automatic_tolerations(host_network: bool) -> Vec<Toleration> {
     const ALWAYS: [(&str, &str); 6] = [
-        ("node.kubernetes.io/not-ready", "NoExecute"),
-        ("node.kubernetes.io/unreachable", "NoExecute"),
-        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-        ("node.kubernetes.io/unschedulable", "NoSchedule"),
+        (names::TAINT_NOT_READY, "NoExecute"),
+        (names::TAINT_UNREACHABLE, "NoExecute"),
+        (names::TAINT_DISK_PRESSURE, "NoSchedule"),
+        (names::TAINT_MEMORY_PRESSURE, "NoSchedule"),
+        (names::TAINT_PID_PRESSURE, "NoSchedule"),
+        (names::TAINT_UNSCHEDULABLE, "NoSchedule"),
     ];
-    let network = host_network.then_some(("node.kubernetes.io/network-unavailable", "NoSchedule"));
+    let network = host_network.then_some((names::TAINT_NETWORK_UNAVAILABLE, "NoSchedule"));
     ALWAYS
         .iter()
         .copied()

@@ -27,13 +27,62 @@ fn is_name_shaped(s: &str) -> bool {
     }
 }
 
+/// Why a name or label value breaks the apimachinery syntax. The texts are the API server's,
+/// because they end up in validation errors and in selector parse errors a person reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// A DNS subdomain or a label value longer than its limit.
+    #[error("must be no more than {max} characters")]
+    TooLong {
+        /// The limit that was exceeded.
+        max: usize,
+    },
+    /// A DNS subdomain with a character or part shape RFC 1123 refuses.
+    #[error(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
+         '-' or '.', and must start and end with an alphanumeric character"
+    )]
+    NotSubdomain,
+    /// A qualified name starting with `/`.
+    #[error("prefix part must be non-empty")]
+    EmptyPrefix,
+    /// A qualified name with two or more `/`.
+    #[error("a qualified name may contain at most one '/'")]
+    TooManySlashes,
+    /// A qualified name whose prefix is not a DNS subdomain.
+    #[error("prefix part {0}")]
+    Prefix(Box<NameError>),
+    /// A qualified name with nothing after the prefix.
+    #[error("name part must be non-empty")]
+    EmptyName,
+    /// A qualified name whose name part is longer than 63 characters.
+    #[error("name part must be no more than {max} characters")]
+    NameTooLong {
+        /// The limit that was exceeded.
+        max: usize,
+    },
+    /// A qualified name whose name part has a character or shape the syntax refuses.
+    #[error(
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and \
+         must start and end with an alphanumeric character"
+    )]
+    NameShape,
+    /// A label value with a character or shape the syntax refuses.
+    #[error(
+        "a valid label value must be an empty string or consist of alphanumeric \
+         characters, '-', '_' or '.', and must start and end with an alphanumeric \
+         character"
+    )]
+    LabelValueShape,
+}
+
 /// `IsDNS1123Subdomain`: lowercase alphanumerics, `-` and `.`, each dot-separated part
 /// starting and ending with an alphanumeric, at most 253 characters.
-pub fn check_dns_subdomain(s: &str) -> Result<(), String> {
+pub fn check_dns_subdomain(s: &str) -> Result<(), NameError> {
     if s.len() > MAX_SUBDOMAIN_LEN {
-        return Err(format!(
-            "must be no more than {MAX_SUBDOMAIN_LEN} characters"
-        ));
+        return Err(NameError::TooLong {
+            max: MAX_SUBDOMAIN_LEN,
+        });
     }
     let part_ok = |p: &str| {
         let b = p.as_bytes();
@@ -50,63 +99,48 @@ pub fn check_dns_subdomain(s: &str) -> Result<(), String> {
     if s.split('.').all(part_ok) {
         Ok(())
     } else {
-        Err(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
-             '-' or '.', and must start and end with an alphanumeric character"
-                .to_string(),
-        )
+        Err(NameError::NotSubdomain)
     }
 }
 
 /// `IsQualifiedName`: the syntax of a label key (and of a toleration key): an optional
 /// DNS-subdomain prefix and `/`, then a name of at most 63 characters.
-pub fn check_qualified_name(s: &str) -> Result<(), String> {
+pub fn check_qualified_name(s: &str) -> Result<(), NameError> {
     let (prefix, name) = match s.split_once('/') {
         None => (None, s),
         Some((prefix, name)) => (Some(prefix), name),
     };
     if let Some(prefix) = prefix {
         if prefix.is_empty() {
-            return Err("prefix part must be non-empty".to_string());
+            return Err(NameError::EmptyPrefix);
         }
         if name.contains('/') {
-            return Err("a qualified name may contain at most one '/'".to_string());
+            return Err(NameError::TooManySlashes);
         }
-        check_dns_subdomain(prefix).map_err(|e| format!("prefix part {e}"))?;
+        check_dns_subdomain(prefix).map_err(|e| NameError::Prefix(Box::new(e)))?;
     }
     if name.is_empty() {
-        return Err("name part must be non-empty".to_string());
+        return Err(NameError::EmptyName);
     }
     if name.len() > MAX_NAME_LEN {
-        return Err(format!(
-            "name part must be no more than {MAX_NAME_LEN} characters"
-        ));
+        return Err(NameError::NameTooLong { max: MAX_NAME_LEN });
     }
     if !is_name_shaped(name) {
-        return Err(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and \
-                    must start and end with an alphanumeric character"
-                .to_string(),
-        );
+        return Err(NameError::NameShape);
     }
     Ok(())
 }
 
 /// `IsValidLabelValue`: empty, or at most 63 characters shaped like a name.
-pub fn check_label_value(s: &str) -> Result<(), String> {
+pub fn check_label_value(s: &str) -> Result<(), NameError> {
     if s.is_empty() {
         return Ok(());
     }
     if s.len() > MAX_NAME_LEN {
-        return Err(format!("must be no more than {MAX_NAME_LEN} characters"));
+        return Err(NameError::TooLong { max: MAX_NAME_LEN });
     }
     if !is_name_shaped(s) {
-        return Err(
-            "a valid label value must be an empty string or consist of alphanumeric \
-                    characters, '-', '_' or '.', and must start and end with an alphanumeric \
-                    character"
-                .to_string(),
-        );
+        return Err(NameError::LabelValueShape);
     }
     Ok(())
 }

@@ -6,9 +6,13 @@
 //! generic document first, so the kind can be checked before the typed parse.
 
 use super::ConvertError;
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Node;
+pub use object::{json_type, served_api_version, typed, DocumentError, KubeObject};
 use serde_json::Value;
+
+mod object;
 
 /// Longest error detail kept from a parser, so an error stays one readable line.
 const MAX_DETAIL: usize = 300;
@@ -100,7 +104,7 @@ fn single_object(
                 format: "manifest",
                 detail: format!(
                     "expected a mapping (a {kind} object), found {}",
-                    type_name(&doc)
+                    json_type(&doc)
                 ),
             })
         }
@@ -124,17 +128,6 @@ fn single_object(
     Ok(doc)
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "nothing",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
-}
-
 fn object_name(doc: &Value) -> String {
     doc.pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -142,17 +135,17 @@ fn object_name(doc: &Value) -> String {
         .to_string()
 }
 
-/// The typed parse, with the path of the offending field in the error.
-fn typed<T: serde::de::DeserializeOwned>(
+/// The typed parse ([`typed`]), its error naming the object and bounded to one line.
+fn typed_object<T: serde::de::DeserializeOwned>(
     doc: Value,
     kind: &'static str,
 ) -> Result<T, ConvertError> {
     let name = object_name(&doc);
-    serde_path_to_error::deserialize(doc).map_err(|e| ConvertError::Shape {
+    typed(doc).map_err(|e| ConvertError::Shape {
         kind,
         name,
-        path: e.path().to_string(),
-        detail: one_line(&e.inner().to_string()),
+        path: e.path,
+        detail: one_line(&e.message),
     })
 }
 
@@ -163,10 +156,10 @@ pub fn node_from_text(text: &str) -> Result<Node, ConvertError> {
         return Err(ConvertError::Missing {
             kind: "Node",
             name: "(unnamed)".into(),
-            field: "metadata.name",
+            field: names::METADATA_NAME_FIELD,
         });
     }
-    typed(doc, "Node")
+    typed_object(doc, "Node")
 }
 
 /// One DaemonSet from `kubectl get ds X -o json|yaml` text or a hand-written manifest.
@@ -187,7 +180,7 @@ pub fn daemonset_from_text(text: &str) -> Result<DaemonSet, ConvertError> {
             Some(_) => {}
         },
     }
-    typed(doc, "DaemonSet")
+    typed_object(doc, "DaemonSet")
 }
 
 #[cfg(test)]

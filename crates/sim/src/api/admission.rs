@@ -7,10 +7,9 @@
 //! NoExecute one) has no pod there: a new node's cells start `excluded`, as on Kubernetes.
 //! Found by the Playwright live specs run against kube-apiserver v1.37.2 (issue 11).
 
+use crate::domain::names;
 use crate::store::Kind;
 use serde_json::{json, Value};
-
-const NOT_READY: &str = "node.kubernetes.io/not-ready";
 
 /// Applies the create-time admission plugins to `obj` (of `kind`), in place.
 pub fn admit_create(kind: Kind, obj: &mut Value) {
@@ -38,9 +37,9 @@ fn add_not_ready_taint(node: &mut Value) {
     };
     let present = taints
         .iter()
-        .any(|t| t["key"] == NOT_READY && t["effect"] == "NoSchedule");
+        .any(|t| t["key"] == names::TAINT_NOT_READY && t["effect"] == "NoSchedule");
     if !present {
-        taints.push(json!({"key": NOT_READY, "effect": "NoSchedule"}));
+        taints.push(json!({"key": names::TAINT_NOT_READY, "effect": "NoSchedule"}));
     }
 }
 
@@ -55,7 +54,7 @@ mod tests {
         admit_create(Kind::Node, &mut node);
         assert_eq!(
             node["spec"]["taints"],
-            json!([{"key": NOT_READY, "effect": "NoSchedule"}])
+            json!([{"key": names::TAINT_NOT_READY, "effect": "NoSchedule"}])
         );
     }
 

@@ -75,10 +75,43 @@ fn strip(v: &Value) -> Value {
     }
 }
 
+/// Why a patch could not be applied; the API server answers 422 with this text.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    /// A strategic merge patch (or the object) that is not a JSON object.
+    #[error("a strategic merge patch must be a JSON object")]
+    NotAnObject,
+    /// A `$patch` directive other than `replace`, `delete` or `merge`.
+    #[error("unknown patch type: {0}")]
+    UnknownDirective(String),
+    /// An element of a list merged by key that is not an object.
+    #[error("list {list} merges by {merge_key:?}: elements must be objects")]
+    ElementNotObject {
+        /// The list's field path, dot-separated.
+        list: String,
+        /// The merge key of that list.
+        merge_key: &'static str,
+    },
+    /// An element of a list merged by key without the key.
+    #[error("list {list} merges by {merge_key:?}: an element has no {merge_key:?}")]
+    ElementWithoutKey {
+        /// The list's field path, dot-separated.
+        list: String,
+        /// The merge key of that list.
+        merge_key: &'static str,
+    },
+    /// An RFC 6902 body that is not a list of operations.
+    #[error("{0}")]
+    JsonPatchBody(#[from] serde_json::Error),
+    /// An RFC 6902 operation that does not apply to the object.
+    #[error("{0}")]
+    JsonPatch(#[from] Box<json_patch::PatchError>),
+}
+
 /// Apply a strategic merge patch to `doc` (an object of `kind`).
-pub fn strategic_merge(kind: Kind, doc: &mut Value, patch: &Value) -> Result<(), String> {
+pub fn strategic_merge(kind: Kind, doc: &mut Value, patch: &Value) -> Result<(), PatchError> {
     let (Some(d), Some(p)) = (doc.as_object_mut(), patch.as_object()) else {
-        return Err("a strategic merge patch must be a JSON object".into());
+        return Err(PatchError::NotAnObject);
     };
     merge_map(kind, d, p, &mut Vec::new())
 }
@@ -88,7 +121,7 @@ fn merge_map(
     orig: &mut Map<String, Value>,
     patch: &Map<String, Value>,
     path: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), PatchError> {
     match patch.get("$patch").and_then(Value::as_str) {
         Some("replace") => {
             if let Value::Object(m) = strip(&Value::Object(patch.clone())) {
@@ -100,7 +133,7 @@ fn merge_map(
             orig.clear();
             return Ok(());
         }
-        Some(other) => return Err(format!("unknown patch type: {other}")),
+        Some(other) => return Err(PatchError::UnknownDirective(other.to_string())),
         None => {}
     }
     for (key, pv) in patch {
@@ -166,7 +199,7 @@ fn merge_list(
     orig: &mut Vec<Value>,
     patch: &[Value],
     path: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), PatchError> {
     if patch.iter().any(|x| directive(x) == Some("replace")) {
         *orig = patch
             .iter()
@@ -187,16 +220,16 @@ fn merge_list(
         ListStrategy::MergeByKey(merge_key) => {
             for pe in patch {
                 let Some(pm) = pe.as_object() else {
-                    return Err(format!(
-                        "list {} merges by {merge_key:?}: elements must be objects",
-                        path.join(".")
-                    ));
+                    return Err(PatchError::ElementNotObject {
+                        list: path.join("."),
+                        merge_key,
+                    });
                 };
                 let Some(kv) = pm.get(merge_key) else {
-                    return Err(format!(
-                        "list {} merges by {merge_key:?}: an element has no {merge_key:?}",
-                        path.join(".")
-                    ));
+                    return Err(PatchError::ElementWithoutKey {
+                        list: path.join("."),
+                        merge_key,
+                    });
                 };
                 if directive(pe) == Some("delete") {
                     orig.retain(|o| o.get(merge_key) != Some(kv));

@@ -7,31 +7,63 @@ use serde_json::{json, Map, Value};
 
 const MAGIC: &[u8] = b"k8s\0";
 
+/// Why a protobuf body could not be read; the API server answers 415 with this text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtobufError {
+    /// The body does not start with `k8s\0`.
+    #[error("missing the k8s protobuf magic prefix")]
+    NoMagic,
+    /// The body ends inside a varint.
+    #[error("truncated varint")]
+    TruncatedVarint,
+    /// A varint longer than ten bytes.
+    #[error("varint too long")]
+    LongVarint,
+    /// A field number that does not fit 32 bits.
+    #[error("field number out of range")]
+    FieldNumber,
+    /// A length that does not fit the address space.
+    #[error("length out of range")]
+    Length,
+    /// A length-delimited field that runs past the body.
+    #[error("truncated field")]
+    TruncatedField,
+    /// A wire type protobuf 3 does not use.
+    #[error("unsupported wire type {0}")]
+    WireType(u64),
+    /// A string field with bytes that are not UTF-8.
+    #[error("a string field is not UTF-8")]
+    NotUtf8,
+    /// The envelope holds a kind other than Namespace.
+    #[error("protobuf bodies are decoded for Namespaces only, not {0:?}; send JSON")]
+    Kind(String),
+}
+
 /// One decoded protobuf field: number and payload.
 enum Field<'a> {
     Scalar,
     Bytes(u32, &'a [u8]),
 }
 
-fn varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
+fn varint(buf: &[u8], pos: &mut usize) -> Result<u64, ProtobufError> {
     let mut out = 0u64;
     for shift in (0..64).step_by(7) {
-        let b = *buf.get(*pos).ok_or("truncated varint")?;
+        let b = *buf.get(*pos).ok_or(ProtobufError::TruncatedVarint)?;
         *pos += 1;
         out |= u64::from(b & 0x7f) << shift;
         if b & 0x80 == 0 {
             return Ok(out);
         }
     }
-    Err("varint too long".into())
+    Err(ProtobufError::LongVarint)
 }
 
-fn fields(buf: &[u8]) -> Result<Vec<Field<'_>>, String> {
+fn fields(buf: &[u8]) -> Result<Vec<Field<'_>>, ProtobufError> {
     let mut pos = 0;
     let mut out = Vec::new();
     while pos < buf.len() {
         let tag = varint(buf, &mut pos)?;
-        let number = u32::try_from(tag >> 3).map_err(|_| "field number out of range")?;
+        let number = u32::try_from(tag >> 3).map_err(|_| ProtobufError::FieldNumber)?;
         match tag & 7 {
             0 => {
                 varint(buf, &mut pos)?;
@@ -39,11 +71,11 @@ fn fields(buf: &[u8]) -> Result<Vec<Field<'_>>, String> {
             }
             2 => {
                 let len =
-                    usize::try_from(varint(buf, &mut pos)?).map_err(|_| "length out of range")?;
+                    usize::try_from(varint(buf, &mut pos)?).map_err(|_| ProtobufError::Length)?;
                 let end = pos
                     .checked_add(len)
                     .filter(|e| *e <= buf.len())
-                    .ok_or("truncated field")?;
+                    .ok_or(ProtobufError::TruncatedField)?;
                 out.push(Field::Bytes(number, &buf[pos..end]));
                 pos = end;
             }
@@ -55,17 +87,17 @@ fn fields(buf: &[u8]) -> Result<Vec<Field<'_>>, String> {
                 pos += 4;
                 out.push(Field::Scalar);
             }
-            w => return Err(format!("unsupported wire type {w}")),
+            w => return Err(ProtobufError::WireType(w)),
         }
     }
     Ok(out)
 }
 
-fn text(b: &[u8]) -> Result<String, String> {
-    String::from_utf8(b.to_vec()).map_err(|_| "a string field is not UTF-8".to_string())
+fn text(b: &[u8]) -> Result<String, ProtobufError> {
+    String::from_utf8(b.to_vec()).map_err(|_| ProtobufError::NotUtf8)
 }
 
-fn string_map(entry: &[u8]) -> Result<(String, String), String> {
+fn string_map(entry: &[u8]) -> Result<(String, String), ProtobufError> {
     let mut k = String::new();
     let mut v = String::new();
     for f in fields(entry)? {
@@ -78,7 +110,7 @@ fn string_map(entry: &[u8]) -> Result<(String, String), String> {
     Ok((k, v))
 }
 
-fn object_meta(buf: &[u8]) -> Result<Value, String> {
+fn object_meta(buf: &[u8]) -> Result<Value, ProtobufError> {
     let mut meta = Map::new();
     let mut labels = Map::new();
     let mut annotations = Map::new();
@@ -115,10 +147,8 @@ fn object_meta(buf: &[u8]) -> Result<Value, String> {
 
 /// Decode a protobuf-encoded Namespace into its JSON form (metadata only: a Namespace's
 /// spec holds only finalizers, which the server sets).
-pub fn decode_namespace(body: &[u8]) -> Result<Value, String> {
-    let envelope = body
-        .strip_prefix(MAGIC)
-        .ok_or("missing the k8s protobuf magic prefix")?;
+pub fn decode_namespace(body: &[u8]) -> Result<Value, ProtobufError> {
+    let envelope = body.strip_prefix(MAGIC).ok_or(ProtobufError::NoMagic)?;
     let mut kind = String::new();
     let mut raw: &[u8] = &[];
     for f in fields(envelope)? {
@@ -135,9 +165,7 @@ pub fn decode_namespace(body: &[u8]) -> Result<Value, String> {
         }
     }
     if kind != "Namespace" {
-        return Err(format!(
-            "protobuf bodies are decoded for Namespaces only, not {kind:?}; send JSON"
-        ));
+        return Err(ProtobufError::Kind(kind));
     }
     let mut metadata = json!({});
     for f in fields(raw)? {

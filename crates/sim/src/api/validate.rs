@@ -10,9 +10,10 @@ use crate::store::Kind;
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::{Event, Namespace, Node, Pod};
 
-fn roundtrip<T: DeserializeOwned + Serialize>(v: &Value) -> Result<Value, String> {
-    let typed: T = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
-    serde_json::to_value(&typed).map_err(|e| e.to_string())
+/// The body decoded as the kind's type and encoded again; serde's error names the field.
+fn roundtrip<T: DeserializeOwned + Serialize>(v: &Value) -> Result<Value, serde_json::Error> {
+    let typed: T = serde_json::from_value(v.clone())?;
+    serde_json::to_value(&typed)
 }
 
 /// Paths of fields present (and not null) in `input` but unknown to the type.

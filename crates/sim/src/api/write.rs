@@ -159,8 +159,11 @@ pub fn patch(
         let applied = match media {
             "application/json-patch+json" => {
                 serde_json::from_value::<json_patch::Patch>(patch_doc.clone())
-                    .map_err(|e| e.to_string())
-                    .and_then(|p| json_patch::patch(&mut doc, &p.0).map_err(|e| e.to_string()))
+                    .map_err(patch::PatchError::from)
+                    .and_then(|p| {
+                        json_patch::patch(&mut doc, &p.0)
+                            .map_err(|e| patch::PatchError::from(Box::new(e)))
+                    })
             }
             "application/merge-patch+json" => {
                 json_patch::merge(&mut doc, &patch_doc);

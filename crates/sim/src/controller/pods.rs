@@ -4,19 +4,15 @@
 //! Why it is built from the domain's tolerations: the merged list (§b) is a Kubernetes rule
 //! the placement module owns; here it is only turned back into API objects.
 
-use super::revisions::{controller_ref, HASH_LABEL};
+use super::revisions::controller_ref;
 use crate::domain::facts::Toleration as TolerationFacts;
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{
     Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
     Toleration,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-
-/// The label with the DaemonSet's template generation (§d.4), set when the DaemonSet has the
-/// `deprecated.daemonset.template.generation` annotation.
-pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
-use crate::store::TEMPLATE_GENERATION_ANNOTATION;
 
 fn to_api(t: &TolerationFacts) -> Toleration {
     let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
@@ -38,14 +34,14 @@ pub fn new_pod(ds: &DaemonSet, node: &str, hash: &str, tolerations: &[Toleration
     let template = &ds.spec.template;
     let template_meta = template.metadata.clone().unwrap_or_default();
     let mut labels = template_meta.labels.unwrap_or_default();
-    labels.insert(HASH_LABEL.into(), hash.into());
+    labels.insert(names::CONTROLLER_REVISION_HASH.into(), hash.into());
     if let Some(generation) = ds
         .metadata
         .annotations
         .as_ref()
-        .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(|a| a.get(names::TEMPLATE_GENERATION_ANNOTATION))
     {
-        labels.insert(TEMPLATE_GENERATION_LABEL.into(), generation.clone());
+        labels.insert(names::POD_TEMPLATE_GENERATION.into(), generation.clone());
     }
     let mut spec = template.spec.clone().unwrap_or_default();
     spec.tolerations = (!tolerations.is_empty()).then(|| tolerations.iter().map(to_api).collect());
@@ -53,7 +49,7 @@ pub fn new_pod(ds: &DaemonSet, node: &str, hash: &str, tolerations: &[Toleration
         node_selector_terms: vec![NodeSelectorTerm {
             match_expressions: None,
             match_fields: Some(vec![NodeSelectorRequirement {
-                key: "metadata.name".into(),
+                key: names::METADATA_NAME_FIELD.into(),
                 operator: "In".into(),
                 values: Some(vec![node.to_string()]),
             }]),

@@ -5,6 +5,7 @@
 //! Why it matters to the dashboard: the current revision's hash is what makes a pod "updated"
 //! (§d.4), and `kubectl rollout undo` works by revision number.
 
+use crate::domain::names;
 use crate::scenario::revision_template;
 use crate::store::{Store, StoreError};
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
@@ -14,9 +15,6 @@ use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashSet;
-
-/// The label carrying a revision's hash, on revisions and on pods (§d.4).
-pub const HASH_LABEL: &str = "controller-revision-hash";
 
 const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
@@ -68,7 +66,7 @@ fn hash_of(cr: &ControllerRevision) -> String {
     cr.metadata
         .labels
         .as_ref()
-        .and_then(|l| l.get(HASH_LABEL))
+        .and_then(|l| l.get(names::CONTROLLER_REVISION_HASH))
         .cloned()
         .or_else(|| {
             let name = cr.metadata.name.as_deref()?;
@@ -153,7 +151,7 @@ pub fn current_hash(
             .as_ref()
             .and_then(|m| m.labels.clone())
             .unwrap_or_default();
-        labels.insert(HASH_LABEL.into(), hash.clone());
+        labels.insert(names::CONTROLLER_REVISION_HASH.into(), hash.clone());
         let cr = ControllerRevision {
             metadata: ObjectMeta {
                 name: Some(name.clone()),

@@ -98,13 +98,8 @@ impl Syncer {
         if ds.metadata.deletion_timestamp.is_some() {
             return requeue;
         }
-        let selector = &ds.spec.selector;
-        let empty_selector = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
-            && selector
-                .match_expressions
-                .as_ref()
-                .is_none_or(|e| e.is_empty());
-        if empty_selector {
+        let selector = label_selector_facts(&ds.spec.selector);
+        if selector.is_empty() {
             let msg = "This daemon set is selecting all pods. A non-empty selector is required."
                 .to_string();
             self.event(&ds, Severity::Warning, "SelectingAll", msg);
@@ -120,7 +115,7 @@ impl Syncer {
             .as_ref()
             .and_then(|m| m.labels.clone())
             .unwrap_or_default();
-        if !label_selector_matches(&label_selector_facts(selector), &template_labels) {
+        if !label_selector_matches(&selector, &template_labels) {
             tracing::debug!(daemonset = %name, "selector does not match the template labels; creating nothing");
             return requeue;
         }

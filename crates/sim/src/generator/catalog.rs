@@ -1,6 +1,7 @@
 //! What generated clusters are made of: node pools and a catalogue of real-world DaemonSets
 //! with the selectors and tolerations their charts ship with.
 
+use crate::domain::names;
 use k8s_openapi::api::apps::v1::{
     DaemonSet, DaemonSetSpec, DaemonSetUpdateStrategy, RollingUpdateDaemonSet,
 };
@@ -102,12 +103,7 @@ pub struct Entry {
 }
 
 const ALL: &[Tol] = &[("", "Exists", "", "")];
-const CP: Tol = (
-    "node-role.kubernetes.io/control-plane",
-    "Exists",
-    "",
-    "NoSchedule",
-);
+const CP: Tol = (names::CONTROL_PLANE_ROLE_LABEL, "Exists", "", "NoSchedule");
 /// Placeholder in `Entry::affinity` values for the first zone of the generated cluster.
 pub const ZONE: &str = "$zone";
 
@@ -232,7 +228,7 @@ pub fn daemonsets() -> Vec<Entry> {
             image: "registry.k8s.io/dns/k8s-dns-node-cache:1.24.0",
             tolerations: &[],
             node_selector: &[],
-            affinity: &[("topology.kubernetes.io/zone", "In", &[ZONE])],
+            affinity: &[(names::ZONE_LABEL, "In", &[ZONE])],
             host_network: true,
         },
         Entry {

@@ -5,13 +5,11 @@
 //! sees their combined effect (a NotReady node carries `node.kubernetes.io/not-ready` with
 //! effects NoSchedule and NoExecute, §a.6), and the sim must produce exactly that.
 
+use crate::domain::names;
 use crate::store::{Store, StoreError};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, NodeSystemInfo, Taint};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
-
-/// The taint key the node lifecycle controller uses for a node whose Ready condition is False.
-pub const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
 
 /// A Ready condition as the kubelet posts it.
 pub fn ready_condition(ready: bool, now: Option<Timestamp>) -> NodeCondition {
@@ -122,12 +120,12 @@ fn try_set_node_ready(
     let mut node = store.update_status(node).map_err(wrap)?;
     let spec = node.spec.get_or_insert_with(Default::default);
     let mut taints = spec.taints.take().unwrap_or_default();
-    let had_ours = taints.iter().any(|t| t.key == NOT_READY_TAINT);
-    taints.retain(|t| t.key != NOT_READY_TAINT);
+    let had_ours = taints.iter().any(|t| t.key == names::TAINT_NOT_READY);
+    taints.retain(|t| t.key != names::TAINT_NOT_READY);
     if !ready {
         for effect in ["NoSchedule", "NoExecute"] {
             taints.push(Taint {
-                key: NOT_READY_TAINT.into(),
+                key: names::TAINT_NOT_READY.into(),
                 value: None,
                 effect: effect.into(),
                 time_added: Some(Time(now)),

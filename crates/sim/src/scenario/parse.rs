@@ -7,9 +7,7 @@
 
 use super::settings::{SimulationSettings, SETTINGS_API_VERSION, SETTINGS_KIND};
 use super::{Scenario, ScenarioError};
-use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
-use serde::de::DeserializeOwned;
+use crate::edge::convert::load::{json_type, served_api_version, KubeObject};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -160,98 +158,20 @@ impl Builder<'_> {
                 }
                 Ok(())
             }
-            ("v1", "Node") => {
-                let node: Node = self.typed(doc, place, &what)?;
-                self.remember(place, &what, "Node", None, &node.metadata.name)?;
-                self.scenario.nodes.push(node);
-                Ok(())
-            }
-            ("v1", "Namespace") => {
-                let ns: Namespace = self.typed(doc, place, &what)?;
-                self.remember(place, &what, "Namespace", None, &ns.metadata.name)?;
-                self.scenario.namespaces.push(ns);
-                Ok(())
-            }
-            ("v1", "Pod") => {
-                let mut pod: Pod = self.typed(doc, place, &what)?;
-                default_namespace(&mut pod.metadata.namespace);
-                if pod.metadata.name.as_deref().unwrap_or_default().is_empty()
-                    && pod
-                        .metadata
-                        .generate_name
-                        .as_deref()
-                        .unwrap_or_default()
-                        .is_empty()
-                {
-                    return Err(self.error(
-                        place,
-                        &what,
-                        Some("metadata.name".into()),
-                        "missing (and no metadata.generateName)".into(),
-                    ));
-                }
-                if pod.metadata.name.as_deref().is_some_and(|n| !n.is_empty()) {
-                    self.remember(
-                        place,
-                        &what,
-                        "Pod",
-                        pod.metadata.namespace.clone(),
-                        &pod.metadata.name,
-                    )?;
-                }
-                self.scenario.pods.push(pod);
-                Ok(())
-            }
-            ("apps/v1", "DaemonSet") => {
-                if !obj.get("spec").is_some_and(Value::is_object) {
-                    return Err(self.error(place, &what, Some("spec".into()), "missing".into()));
-                }
-                if !doc.pointer("/spec/template").is_some_and(Value::is_object) {
-                    return Err(self.error(
-                        place,
-                        &what,
-                        Some("spec.template".into()),
-                        "missing".into(),
-                    ));
-                }
-                let mut ds: DaemonSet = self.typed(doc, place, &what)?;
-                default_namespace(&mut ds.metadata.namespace);
-                self.remember(
-                    place,
-                    &what,
-                    "DaemonSet",
-                    ds.metadata.namespace.clone(),
-                    &ds.metadata.name,
-                )?;
-                self.scenario.daemonsets.push(ds);
-                Ok(())
-            }
-            ("apps/v1", "ControllerRevision") => {
-                let mut cr: ControllerRevision = self.typed(doc, place, &what)?;
-                default_namespace(&mut cr.metadata.namespace);
-                self.remember(
-                    place,
-                    &what,
-                    "ControllerRevision",
-                    cr.metadata.namespace.clone(),
-                    &cr.metadata.name,
-                )?;
-                self.scenario.revisions.push(cr);
-                Ok(())
-            }
             (SETTINGS_API_VERSION, SETTINGS_KIND) => self.settings(doc, place),
-            (
-                _,
-                "Node" | "Pod" | "Namespace" | "DaemonSet" | "ControllerRevision" | SETTINGS_KIND,
-            ) => Err(self.error(
-                place,
-                &what,
-                Some("apiVersion".into()),
-                format!(
-                    "{api_version:?} is not served; expected {}",
-                    expected_api_version(&kind)
-                ),
-            )),
+            (version, kind) if served_api_version(kind) == Some(version) => {
+                self.object(doc, place, &what, kind)
+            }
+            (_, kind) if served_api_version(kind).is_some() || kind == SETTINGS_KIND => Err(self
+                .error(
+                    place,
+                    &what,
+                    Some("apiVersion".into()),
+                    format!(
+                        "{api_version:?} is not served; expected {}",
+                        served_api_version(kind).unwrap_or(SETTINGS_API_VERSION)
+                    ),
+                )),
             _ => {
                 let at = match place.item {
                     Some(j) => format!("document {}, item {j}", place.document),
@@ -265,17 +185,82 @@ impl Builder<'_> {
         }
     }
 
-    fn typed<T: DeserializeOwned>(
-        &self,
+    /// One object of a kind the edge's loader reads (`edge::convert::load`), kept in the
+    /// scenario under its namespace (`default` when left out), refused when duplicated.
+    fn object(
+        &mut self,
         doc: Value,
         place: Place,
         what: &str,
-    ) -> Result<T, ScenarioError> {
-        serde_path_to_error::deserialize::<_, T>(doc).map_err(|e| {
-            let path = e.path().to_string();
-            let field = (path != "." && !path.is_empty()).then_some(path);
-            self.error(place, what, field, e.into_inner().to_string())
-        })
+        kind: &str,
+    ) -> Result<(), ScenarioError> {
+        if kind == "DaemonSet" {
+            if !doc.get("spec").is_some_and(Value::is_object) {
+                return Err(self.error(place, what, Some("spec".into()), "missing".into()));
+            }
+            if !doc.pointer("/spec/template").is_some_and(Value::is_object) {
+                return Err(self.error(
+                    place,
+                    what,
+                    Some("spec.template".into()),
+                    "missing".into(),
+                ));
+            }
+        }
+        let object = KubeObject::from_document(kind, doc)
+            .map_err(|e| self.error(place, what, e.field(), e.message))?;
+        match object {
+            KubeObject::Node(node) => {
+                self.remember(place, what, "Node", None, &node.metadata.name)?;
+                self.scenario.nodes.push(node);
+            }
+            KubeObject::Namespace(ns) => {
+                self.remember(place, what, "Namespace", None, &ns.metadata.name)?;
+                self.scenario.namespaces.push(ns);
+            }
+            KubeObject::Pod(mut pod) => {
+                default_namespace(&mut pod.metadata.namespace);
+                if pod.metadata.name.as_deref().unwrap_or_default().is_empty()
+                    && pod
+                        .metadata
+                        .generate_name
+                        .as_deref()
+                        .unwrap_or_default()
+                        .is_empty()
+                {
+                    return Err(self.error(
+                        place,
+                        what,
+                        Some("metadata.name".into()),
+                        "missing (and no metadata.generateName)".into(),
+                    ));
+                }
+                if pod.metadata.name.as_deref().is_some_and(|n| !n.is_empty()) {
+                    let namespace = pod.metadata.namespace.clone();
+                    self.remember(place, what, "Pod", namespace, &pod.metadata.name)?;
+                }
+                self.scenario.pods.push(pod);
+            }
+            KubeObject::DaemonSet(mut ds) => {
+                default_namespace(&mut ds.metadata.namespace);
+                let namespace = ds.metadata.namespace.clone();
+                self.remember(place, what, "DaemonSet", namespace, &ds.metadata.name)?;
+                self.scenario.daemonsets.push(ds);
+            }
+            KubeObject::ControllerRevision(mut cr) => {
+                default_namespace(&mut cr.metadata.namespace);
+                let namespace = cr.metadata.namespace.clone();
+                self.remember(
+                    place,
+                    what,
+                    "ControllerRevision",
+                    namespace,
+                    &cr.metadata.name,
+                )?;
+                self.scenario.revisions.push(cr);
+            }
+        }
+        Ok(())
     }
 
     fn remember(
@@ -342,7 +327,7 @@ impl Builder<'_> {
         })?;
         settings
             .validate()
-            .map_err(|m| self.error(place, what, None, m))?;
+            .map_err(|e| self.error(place, what, None, e.to_string()))?;
         self.scenario.settings = settings;
         Ok(())
     }
@@ -425,24 +410,5 @@ fn name_of(doc: &Value) -> String {
     {
         Some(ns) if !name.is_empty() => format!("{ns}/{name}"),
         _ => name.to_string(),
-    }
-}
-
-fn expected_api_version(kind: &str) -> &'static str {
-    match kind {
-        "DaemonSet" | "ControllerRevision" => "apps/v1",
-        k if k == SETTINGS_KIND => SETTINGS_API_VERSION,
-        _ => "v1",
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "nothing",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
     }
 }

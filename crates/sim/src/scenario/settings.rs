@@ -8,6 +8,9 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use std::time::Duration;
 
+mod error;
+pub use error::{DurationError, SettingsError, SettingsProblem};
+
 /// `apiVersion` of the settings document.
 pub const SETTINGS_API_VERSION: &str = "daemonscope.dev/v1alpha1";
 /// `kind` of the settings document.
@@ -208,17 +211,17 @@ impl SimulationSettings {
     /// Checks what serde cannot: a speed and durations in a range the clock can represent,
     /// `namespace/name` references. Why the ranges: speed 1e20 or a delay of 1e19 s used to
     /// overflow the simulated clock and kill the API, the kubelet or the controller (issue 15).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingsError> {
         if !(self.speed.is_finite() && self.speed > 0.0) {
-            return Err(format!(
-                "spec.speed: must be a positive number, got {}",
-                self.speed
+            return Err(SettingsError::new(
+                "spec.speed",
+                SettingsProblem::NotPositive(self.speed),
             ));
         }
         if !(MIN_SPEED..=MAX_SPEED).contains(&self.speed) {
-            return Err(format!(
-                "spec.speed: must be between {MIN_SPEED} and {MAX_SPEED} (simulated seconds per real second), got {:e}",
-                self.speed
+            return Err(SettingsError::new(
+                "spec.speed",
+                SettingsProblem::SpeedOutOfRange(self.speed),
             ));
         }
         let k = &self.kubelet;
@@ -249,43 +252,56 @@ impl SimulationSettings {
         }
         for (field, value) in durations {
             if value > MAX_DURATION {
-                return Err(format!(
-                    "{field}: must be at most {}h (one year), got {}s",
-                    MAX_DURATION.as_secs() / 3600,
-                    value.as_secs()
+                return Err(SettingsError::new(
+                    field,
+                    SettingsProblem::DurationTooLong {
+                        secs: value.as_secs(),
+                    },
                 ));
             }
         }
         if self.controller.burst_replicas == 0 {
-            return Err("spec.controller.burstReplicas: must be at least 1".to_string());
+            return Err(SettingsError::new(
+                "spec.controller.burstReplicas",
+                SettingsProblem::Zero,
+            ));
         }
         for (i, b) in self.blocked_creations.iter().enumerate() {
             if !is_namespaced_name(&b.daemon_set) {
-                return Err(format!(
-                    "spec.blockedCreations[{i}].daemonSet: expected namespace/name, got {:?}",
-                    b.daemon_set
+                return Err(SettingsError::new(
+                    format!("spec.blockedCreations[{i}].daemonSet"),
+                    SettingsProblem::NotNamespacedName(b.daemon_set.clone()),
                 ));
             }
         }
         for (i, u) in self.updates.iter().enumerate() {
             if !is_namespaced_name(&u.daemon_set) {
-                return Err(format!(
-                    "spec.updates[{i}].daemonSet: expected namespace/name, got {:?}",
-                    u.daemon_set
+                return Err(SettingsError::new(
+                    format!("spec.updates[{i}].daemonSet"),
+                    SettingsProblem::NotNamespacedName(u.daemon_set.clone()),
                 ));
             }
             if u.image.trim().is_empty() {
-                return Err(format!("spec.updates[{i}].image: must not be empty"));
+                return Err(SettingsError::new(
+                    format!("spec.updates[{i}].image"),
+                    SettingsProblem::Empty,
+                ));
             }
         }
         for (i, f) in self.forbidden.iter().enumerate() {
             if f.resource.trim().is_empty() {
-                return Err(format!("spec.forbidden[{i}].resource: must not be empty"));
+                return Err(SettingsError::new(
+                    format!("spec.forbidden[{i}].resource"),
+                    SettingsProblem::Empty,
+                ));
             }
         }
         for (i, f) in self.failing_images.iter().enumerate() {
             if f.image.trim().is_empty() {
-                return Err(format!("spec.failingImages[{i}].image: must not be empty"));
+                return Err(SettingsError::new(
+                    format!("spec.failingImages[{i}].image"),
+                    SettingsProblem::Empty,
+                ));
             }
         }
         Ok(())
@@ -312,10 +328,10 @@ fn is_namespaced_name(text: &str) -> bool {
 
 /// Parses a duration the way people write them in Kubernetes-adjacent YAML: `1500ms`, `2s`,
 /// `1m30s`, `1h`, or a bare number of seconds (`2`, `0.5`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("empty duration".to_string());
+        return Err(DurationError::Empty);
     }
     if let Ok(secs) = t.parse::<f64>() {
         return seconds(secs, text);
@@ -325,13 +341,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     while !rest.is_empty() {
         let digits = rest
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| format!("{text:?}: a number needs a unit (ms, s, m, h)"))?;
+            .ok_or_else(|| DurationError::NoUnit(text.to_string()))?;
         if digits == 0 {
-            return Err(format!("{text:?}: expected a number at {rest:?}"));
+            return Err(DurationError::ExpectedNumber {
+                text: text.to_string(),
+                at: rest.to_string(),
+            });
         }
         let number: f64 = rest[..digits]
             .parse()
-            .map_err(|_| format!("{text:?}: {:?} is not a number", &rest[..digits]))?;
+            .map_err(|_| DurationError::NotANumber {
+                text: text.to_string(),
+                number: rest[..digits].to_string(),
+            })?;
         rest = &rest[digits..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -342,9 +364,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "m" => 60.0,
             "h" => 3600.0,
             other => {
-                return Err(format!(
-                    "{text:?}: unknown unit {other:?} (use ms, s, m or h)"
-                ))
+                return Err(DurationError::UnknownUnit {
+                    text: text.to_string(),
+                    unit: other.to_string(),
+                })
             }
         };
         total += number * factor;
@@ -353,14 +376,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     seconds(total, text)
 }
 
-fn seconds(secs: f64, text: &str) -> Result<Duration, String> {
+fn seconds(secs: f64, text: &str) -> Result<Duration, DurationError> {
     if !secs.is_finite() || secs < 0.0 {
-        return Err(format!(
-            "{text:?}: a duration must be a non-negative number"
-        ));
+        return Err(DurationError::Negative(text.to_string()));
     }
-    Duration::try_from_secs_f64(secs)
-        .map_err(|_| format!("{text:?}: too large for a duration (at most one year is accepted)"))
+    Duration::try_from_secs_f64(secs).map_err(|_| DurationError::TooLarge(text.to_string()))
 }
 
 fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {

@@ -1,6 +1,7 @@
 //! What the store remembers about each object besides its bytes: identity, labels, owners
 //! and the field values field selectors read, extracted once per write so that selecting
 //! among 150,000 pods never re-parses JSON.
+use crate::domain::names;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -89,7 +90,7 @@ impl ObjectFacts {
     /// The value of one selectable field (`""` when absent), metadata included.
     pub fn field(&self, field: &str) -> &str {
         match field {
-            "metadata.name" => &self.name,
+            names::METADATA_NAME_FIELD => &self.name,
             "metadata.namespace" => self.namespace.as_deref().unwrap_or(""),
             _ => self
                 .fields

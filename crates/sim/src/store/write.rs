@@ -1,6 +1,7 @@
 //! The store's write paths: create, update (object or status), delete with graceful pod
 //! termination, finalizers and garbage collection of a DaemonSet's pods and revisions.
 //! Every write that changes bytes takes the next resourceVersion and lands in the history.
+use crate::domain::names;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -147,14 +148,11 @@ fn finalize(kind: Kind, mut obj: Value, rv: u64) -> Result<StoredObject, StoreEr
     })
 }
 
-/// The annotation that carries a DaemonSet's template generation in apps/v1 (§d.4).
-pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
-
 /// The template generation in `metadata`'s annotation; 0 when absent or not a number (as the
 /// conversion to the internal type reads it).
 fn template_generation(meta: &serde_json::Map<String, Value>) -> i64 {
     meta.get("annotations")
-        .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(|a| a.get(names::TEMPLATE_GENERATION_ANNOTATION))
         .and_then(Value::as_str)
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
@@ -167,7 +165,7 @@ fn set_template_generation(meta: &mut serde_json::Map<String, Value>, generation
     }
     if let Some(map) = annotations.as_object_mut() {
         map.insert(
-            TEMPLATE_GENERATION_ANNOTATION.to_string(),
+            names::TEMPLATE_GENERATION_ANNOTATION.to_string(),
             json!(generation.to_string()),
         );
     }

@@ -272,7 +272,9 @@ fn parse_error_messages_name_the_problem() {
         (req("", "Exists", &[]), "name part must be non-empty"),
     ];
     for (r, needle) in cases {
-        let err = parse_label_requirement(&r).expect_err("must fail");
+        let err = parse_label_requirement(&r)
+            .expect_err("must fail")
+            .to_string();
         assert!(err.contains(needle), "{err} should mention {needle}");
     }
 }

@@ -4,6 +4,7 @@ use k8s_openapi::jiff::Timestamp;
 use serde_json::{json, Value};
 
 use super::{age, i, or_none, s};
+use crate::domain::names;
 use crate::store::Kind;
 
 fn node_cells(v: &Value, now: Timestamp) -> Vec<Value> {
@@ -29,7 +30,7 @@ fn node_cells(v: &Value, now: Timestamp) -> Vec<Value> {
         .map(|l| {
             l.iter()
                 .filter_map(|(k, val)| {
-                    if let Some(r) = k.strip_prefix("node-role.kubernetes.io/") {
+                    if let Some(r) = k.strip_prefix(names::NODE_ROLE_PREFIX) {
                         Some(r.to_string())
                     } else if k == "kubernetes.io/role" {
                         val.as_str().map(str::to_string)
