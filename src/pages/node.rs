@@ -10,10 +10,10 @@ use crate::components::node_badges::NodeBadges;
 use crate::components::node_labels::NodeLabels;
 use crate::components::state_look::state_label;
 use crate::domain::coverage::CellState;
-use crate::domain::view::{MatrixSnapshot, NodeRow, ResourceHealth};
+use crate::domain::view::{EventScope, MatrixSnapshot, NodeRow, ResourceHealth};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::get_matrix;
+use crate::server_fns::{get_matrix, get_node_labels, DashboardError, ObjectKind};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use serde::{Deserialize, Serialize};
@@ -43,14 +43,32 @@ pub fn node_detail(snapshot: &MatrixSnapshot, name: &str) -> Option<NodeDetail> 
     })
 }
 
-async fn load_detail(hub: LiveHub, name: String) -> Result<Option<NodeDetail>, ServerFnError> {
-    if let Some(found) = hub
+/// The node's detail from the live hub, else from the server; `NotFound` when the matrix has
+/// no such node.
+async fn load_detail(hub: LiveHub, name: String) -> Result<NodeDetail, DashboardError> {
+    let found = match hub
         .with_state(|s| s.snapshot().map(|snap| node_detail(snap, &name)))
         .flatten()
     {
-        return Ok(found);
-    }
-    get_matrix().await.map(|m| node_detail(&m, &name))
+        Some(found) => found,
+        None => node_detail(&get_matrix().await?, &name),
+    };
+    found.ok_or(DashboardError::NotFound {
+        kind: ObjectKind::Node,
+        name,
+    })
+}
+
+/// Every label of the node, re-read when `refresh` changes and every `POLL`.
+fn labels_resource(
+    name: String,
+    refresh: Signal<u64>,
+) -> Resource<Result<Vec<(String, String)>, DashboardError>> {
+    let poll = super::poll::poll_tick(super::POLL);
+    Resource::new(
+        move || (name.clone(), refresh.get(), poll.get()),
+        move |(name, _, _)| get_node_labels(name),
+    )
 }
 
 /// The node page.
@@ -71,8 +89,8 @@ pub fn NodePage() -> impl IntoView {
                 Suspend::new(async move {
                     let n = name.get_untracked();
                     match detail.await {
-                        Ok(Some(d)) => view! { <NodeView detail=d hub=hub/> }.into_any(),
-                        Ok(None) => {
+                        Ok(d) => view! { <NodeView detail=d hub=hub/> }.into_any(),
+                        Err(e) if e.is_not_found() => {
                             super::respond_not_found();
                             view! {
                                 <TopBar cluster="cluster" conn=hub.conn/>
@@ -87,7 +105,9 @@ pub fn NodePage() -> impl IntoView {
                         Err(e) => {
                             view! {
                                 <TopBar cluster="unknown cluster" conn=hub.conn/>
-                                <div class="banner" role="alert">"Cannot load the node: "{e.to_string()}</div>
+                                <div class="banner" role="alert" data-testid="node-error" data-error=e.code()>
+                                    "Cannot load the node: "{e.to_string()}
+                                </div>
                             }
                                 .into_any()
                         }
@@ -157,6 +177,8 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
     let on_select = explainer.on_select();
     let selected = explainer.selected;
     let node_name = name.clone();
+    let labels = labels_resource(name.clone(), events_tick.into());
+    let events = super::events_resource(EventScope::Node, name.clone(), events_tick.into());
 
     view! {
         <TopBar cluster=detail.cluster.clone() conn=hub.conn/>
@@ -199,8 +221,8 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
-            <NodeLabels name=name.clone() refresh=events_tick/>
-            <RecentEvents page="node" name=name.clone() refresh=events_tick/>
+            <NodeLabels labels=labels/>
+            <RecentEvents events=events/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
     }
