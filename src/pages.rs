@@ -3,6 +3,7 @@
 //! `live_client`, `server_fns` and `domain`; never `app` or `web`.
 pub mod daemonset;
 pub mod explainer;
+pub mod failed;
 pub mod matrix;
 pub mod node;
 pub mod poll;

@@ -7,6 +7,7 @@
 //! changes.
 
 use super::explainer::Explainer;
+use super::failed::DaemonSetFailed;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
@@ -17,7 +18,7 @@ use crate::domain::coverage::CellState;
 use crate::domain::view::{DaemonSetDetail, EventScope, NodeProgress, PodSummary, StateCounts};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::{get_daemonset, DashboardError};
+use crate::server_fns::get_daemonset;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use std::sync::Arc;
@@ -45,52 +46,11 @@ pub fn DaemonSetPage() -> impl IntoView {
                     let k = key.get_untracked();
                     match detail.await {
                         Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub/> }.into_any(),
-                        Err(e) => view! { <LoadFailed key=k error=e hub=hub/> }.into_any(),
+                        Err(e) => view! { <DaemonSetFailed key=k error=e hub=hub/> }.into_any(),
                     }
                 })
             }}
         </Transition>
-    }
-}
-
-/// Why the DaemonSet cannot be shown: a missing one answers 404 with the friendly page;
-/// refused, unavailable and malformed requests stay 200 with their own text, as the node
-/// page's load errors do.
-#[component]
-fn LoadFailed(key: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
-    let cluster =
-        Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string()));
-    let body = match &error {
-        DashboardError::NotFound { .. } => {
-            super::respond_not_found();
-            view! {
-                <p class="not-found" data-testid="ds-not-found">
-                    "No DaemonSet "<code>{key}</code>" in this cluster. "
-                    <a href="/">"Back to the matrix"</a>
-                </p>
-            }
-            .into_any()
-        }
-        other => {
-            let lead = match other {
-                DashboardError::Forbidden { .. } => "Not allowed to show DaemonSet ",
-                DashboardError::ClusterUnavailable { .. } => {
-                    "The cluster is not available to show DaemonSet "
-                }
-                _ => "Cannot show DaemonSet ",
-            };
-            view! {
-                <p class="not-found" data-testid="ds-error" data-error=other.code()>
-                    {lead}<code>{key}</code>": "{other.to_string()}" "
-                    <a href="/">"Back to the matrix"</a>
-                </p>
-            }
-            .into_any()
-        }
-    };
-    view! {
-        <TopBar cluster=cluster conn=hub.conn/>
-        <div class="content">{body}</div>
     }
 }
 

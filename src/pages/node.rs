@@ -2,6 +2,7 @@
 //! one click away, kept live.
 
 use super::explainer::Explainer;
+use super::failed::NodeFailed;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
@@ -53,7 +54,13 @@ async fn load_detail(hub: LiveHub, name: String) -> Result<NodeDetail, Dashboard
         Some(found) => found,
         None => node_detail(&get_matrix().await?, &name),
     };
-    found.ok_or(DashboardError::NotFound {
+    if let Some(found) = found {
+        return Ok(found);
+    }
+    // Not in the matrix: the server knows whether that proves it absent, or whether the node
+    // list was refused or never listed (forbidden / unavailable, not a 404).
+    get_node_labels(name.clone()).await?;
+    Err(DashboardError::NotFound {
         kind: ObjectKind::Node,
         name,
     })
@@ -90,27 +97,7 @@ pub fn NodePage() -> impl IntoView {
                     let n = name.get_untracked();
                     match detail.await {
                         Ok(d) => view! { <NodeView detail=d hub=hub/> }.into_any(),
-                        Err(e) if e.is_not_found() => {
-                            super::respond_not_found();
-                            view! {
-                                <TopBar cluster="cluster" conn=hub.conn/>
-                                <div class="content">
-                                    <p class="not-found" data-testid="node-not-found">
-                                        "No node "<code>{n}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
-                                    </p>
-                                </div>
-                            }
-                                .into_any()
-                        }
-                        Err(e) => {
-                            view! {
-                                <TopBar cluster="unknown cluster" conn=hub.conn/>
-                                <div class="banner" role="alert" data-testid="node-error" data-error=e.code()>
-                                    "Cannot load the node: "{e.to_string()}
-                                </div>
-                            }
-                                .into_any()
-                        }
+                        Err(e) => view! { <NodeFailed name=n error=e hub=hub/> }.into_any(),
                     }
                 })
             }}
