@@ -12,7 +12,8 @@
 //! ```
 //!
 //! `server_fns` holds every `#[server]` fn and the context they read (`server_fns::context`,
-//! provided by `web`); `live_client` (the browser's live store) needs only `domain::view`.
+//! provided by `web`); `live_client` (the browser's live store) needs only `domain::view` and
+//! the `CellState` its cells carry.
 #![recursion_limit = "256"]
 
 pub mod app;
