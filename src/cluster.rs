@@ -14,5 +14,5 @@ pub mod projection;
 pub mod state;
 pub mod watch;
 
-pub use error::ClusterError;
+pub use error::{ConnectError, LookupError};
 pub use live::Live;

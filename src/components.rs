@@ -1,5 +1,6 @@
-//! Presentational components: data arrives as props, except for the page sections that load
-//! optional data on their own (recent events, a node's labels) through a server function.
+//! Presentational components: data arrives as props (values, signals or the page's
+//! resources); none calls the server. Layer: imports `domain`, `live_client` and the
+//! server functions' error type; never `pages`, `app` or `web`.
 pub mod banner;
 pub mod cell;
 pub mod events;
@@ -7,6 +8,5 @@ pub mod explanation;
 pub mod legend;
 pub mod node_badges;
 pub mod node_labels;
-pub mod poll;
 pub mod rollout_gauge;
 pub mod state_look;

@@ -2,6 +2,18 @@
 //!
 //! The module tree follows the layers of `design.md`: `domain` (pure rules, also in WASM),
 //! `cluster` and `sim` (server-only I/O), `web` (axum), `pages`/`components` (Leptos UI).
+//!
+//! The UI modules import downwards only (no cycle; `use crate::` lines say so):
+//!
+//! ```text
+//! web -> app -> pages -> { components, server_fns, live_client } -> domain
+//!          (web also -> server_fns::context; components -> live_client for formatting
+//!           and the hub, and -> server_fns::DashboardError, the type their props carry)
+//! ```
+//!
+//! `server_fns` holds every `#[server]` fn and the context they read (`server_fns::context`,
+//! provided by `web`); `live_client` (the browser's live store) needs only `domain::view` and
+//! the `CellState` its cells carry.
 #![recursion_limit = "256"]
 
 pub mod app;

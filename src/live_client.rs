@@ -12,7 +12,7 @@ pub mod state;
 #[cfg(feature = "hydrate")]
 pub mod feed;
 
-use crate::domain::view::{LiveMessage, ResourceHealth};
+use crate::domain::view::{LiveMessage, ResourceHealth, StateCounts};
 use leptos::prelude::*;
 use state::{ApplyError, Change, LiveState};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +46,7 @@ pub struct LiveHub {
     /// Resource health from the feed; `None` until the first snapshot.
     pub health: RwSignal<Option<Vec<ResourceHealth>>>,
     /// Cells per state over the whole matrix; `None` until the first snapshot.
-    pub counts: RwSignal<Option<[usize; 8]>>,
+    pub counts: RwSignal<Option<StateCounts>>,
     /// Last applied version (0 before the first snapshot); tests and the footer read it.
     pub version: RwSignal<u64>,
     /// Cluster and context from the last snapshot (headers of pages without their own).

@@ -1,28 +1,42 @@
-//! Thin `#[server]` functions: state from context, then the live store, then a DTO.
+//! Thin `#[server]` functions: state from context, then the live store, then a DTO. Every
+//! server function of the dashboard is here (pages call them; components never do).
 //!
 //! Each has a fixed endpoint (`/api/<name>`), not the default hashed one: the default hash
 //! includes the build directory, so a WASM bundle built elsewhere would 404 on every call.
 //!
 //! Why thin: every rule lives in `domain` and every cluster read in `cluster::Live`; these
-//! only find the state leptos_axum provides (`web::AppState`) and turn lookups into errors a
-//! person can read. They compile for the browser as calls and on the server as bodies.
+//! only find the state `web` provides ([`context::ServerContext`]) and turn lookups into a
+//! [`DashboardError`] the page can tell apart. They compile for the browser as calls and on
+//! the server as bodies. Layer: imports `domain` (and `cluster` on the server); never `web`,
+//! `app`, `pages` or `components`.
+
+#[cfg(feature = "ssr")]
+pub mod context;
+pub mod error;
+pub mod events;
+
+pub use error::{DashboardError, ObjectKind};
+pub use events::get_events;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};
 use leptos::prelude::*;
 
-/// The live state from the request context (provided by `leptos_routes_with_context`).
+/// A DaemonSet key must be `namespace/name`; anything else is a malformed request.
 #[cfg(feature = "ssr")]
-pub(crate) fn live() -> Result<std::sync::Arc<crate::cluster::Live>, ServerFnError> {
-    use_context::<crate::web::AppState>()
-        .map(|state| state.live)
-        .ok_or_else(|| ServerFnError::new("the dashboard's cluster state is not available"))
+fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
+    match key.split_once('/') {
+        Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => Ok(()),
+        _ => Err(DashboardError::BadRequest {
+            detail: format!("DaemonSet {key:?} is not namespace/name"),
+        }),
+    }
 }
 
 /// The current coverage matrix; the page renders it on the server and hydrates from it.
 /// Its `health` says which resources are still listing, stale or denied.
 #[server(endpoint = "matrix")]
-pub async fn get_matrix() -> Result<MatrixSnapshot, ServerFnError> {
-    Ok(live()?.snapshot())
+pub async fn get_matrix() -> Result<MatrixSnapshot, DashboardError> {
+    Ok(context::live()?.snapshot())
 }
 
 /// Why one cell (node × `namespace/name`) is what it is.
@@ -30,23 +44,29 @@ pub async fn get_matrix() -> Result<MatrixSnapshot, ServerFnError> {
 pub async fn explain_cell(
     node: String,
     daemonset: String,
-) -> Result<CellExplanation, ServerFnError> {
-    live()?
-        .explain(&node, &daemonset)
-        .map_err(|err| ServerFnError::new(err.to_string()))
+) -> Result<CellExplanation, DashboardError> {
+    check_daemonset_key(&daemonset)?;
+    Ok(context::live()?.explain(&node, &daemonset)?)
 }
 
 /// A DaemonSet's rollout page (`namespace/name`): budget, verdict and node-by-node progress.
 #[server(endpoint = "daemonset")]
-pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, ServerFnError> {
-    live()?
-        .detail(&daemonset)
-        .map_err(|err| ServerFnError::new(err.to_string()))
+pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, DashboardError> {
+    check_daemonset_key(&daemonset)?;
+    Ok(context::live()?.detail(&daemonset)?)
 }
 
-/// Every label of one node, sorted by key; `None` when the node is not known. The node page
-/// shows them in full, since the matrix row carries only a few, shortened.
+/// Every label of one node, sorted by key; `NotFound` when the node is not known. The node
+/// page shows them in full, since the matrix row carries only a few, shortened.
 #[server(endpoint = "node_labels")]
-pub async fn get_node_labels(name: String) -> Result<Option<Vec<(String, String)>>, ServerFnError> {
-    Ok(live()?.node_labels(&name))
+pub async fn get_node_labels(name: String) -> Result<Vec<(String, String)>, DashboardError> {
+    let live = context::live()?;
+    match live.node_labels(&name) {
+        Some(labels) => Ok(labels),
+        None => {
+            live.find_node(&name)?;
+            // Listed between the two reads: it exists, with no labels seen yet.
+            Ok(Vec::new())
+        }
+    }
 }

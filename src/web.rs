@@ -12,7 +12,8 @@ pub mod probes;
 
 use crate::cluster::connect::{self, Connection};
 use crate::cluster::state::ClusterState;
-use crate::cluster::{watch, ClusterError, Live};
+use crate::cluster::{watch, ConnectError, Live};
+use crate::server_fns::context::ServerContext;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
@@ -49,7 +50,8 @@ pub struct ServeOptions {
     pub namespaces: Vec<String>,
 }
 
-/// What every handler and server function gets: the Leptos options and the live state.
+/// What every axum handler gets: the Leptos options and the live state. The server
+/// functions get a [`ServerContext`] built from it.
 #[derive(Clone, Debug)]
 pub struct AppState {
     /// Site root, package names, address: built in code, no cargo-leptos variables needed.
@@ -85,6 +87,10 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(crate::app::App);
     let options = state.leptos_options.clone();
+    // What the server functions and the server-side render read; `web` provides it, they
+    // never name `web` (no import cycle).
+    let context = ServerContext::new(state.live.clone());
+    let fallback_context = context.clone();
     let router = Router::new()
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
@@ -93,11 +99,14 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             routes,
-            // The router state (AppState) is provided to SSR and server functions by leptos_axum.
-            || {},
+            move || provide_context(context.clone()),
             move || crate::app::shell(options.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+        .fallback(leptos_axum::file_and_error_handler_with_context::<
+            AppState,
+            _,
+        >(
+            move || provide_context(fallback_context.clone()),
             crate::app::shell,
         ))
         .layer(axum::middleware::from_fn(limits::limit_api_bodies));
@@ -107,7 +116,7 @@ pub fn router(state: AppState) -> Router {
 /// Connects to the target. The demo handle (if any) must live as long as the server.
 async fn connect(
     target: &ClusterTarget,
-) -> Result<(Connection, Option<crate::sim::SimHandle>), ClusterError> {
+) -> Result<(Connection, Option<crate::sim::SimHandle>), ConnectError> {
     match target {
         ClusterTarget::Kubeconfig { path, context } => Ok((
             connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
@@ -116,7 +125,7 @@ async fn connect(
         ClusterTarget::Demo(source) => {
             let sim = crate::sim::start_in_process(source.clone())
                 .await
-                .map_err(|err| ClusterError::Demo(err.to_string()))?;
+                .map_err(ConnectError::Demo)?;
             let conn = connect::from_config(
                 sim.kube_config(),
                 format!("demo cluster ({})", sim.url),

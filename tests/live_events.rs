@@ -102,7 +102,7 @@ async fn the_controllers_daemonset_events_reach_the_dashboard_newest_first() -> 
         .iter()
         .find(|r| r.reason == "SuccessfulCreate")
         .ok_or("no SuccessfulCreate")?;
-    assert_eq!(created.event_type, "Normal");
+    assert_eq!(created.event_type.as_str(), "Normal");
     assert_eq!(created.object, "DaemonSet");
     assert!(
         created.message.starts_with("Created pod: log-"),
@@ -112,7 +112,7 @@ async fn the_controllers_daemonset_events_reach_the_dashboard_newest_first() -> 
         .iter()
         .find(|r| r.reason == "FailedCreate")
         .ok_or("no FailedCreate")?;
-    assert_eq!(failed.event_type, "Warning");
+    assert_eq!(failed.event_type.as_str(), "Warning");
     assert!(failed.message.contains("exceeded quota"), "{failed:?}");
     assert!(
         rows.windows(2).all(|w| w[0].last_seen >= w[1].last_seen),
@@ -232,7 +232,7 @@ async fn pod_and_node_warnings_reach_the_daemonset_and_node_pages() -> TestResul
         .into_iter()
         .find(|r| r.reason == "BackOff")
         .ok_or("no BackOff")?;
-    assert_eq!(backoff.event_type, "Warning");
+    assert_eq!(backoff.event_type.as_str(), "Warning");
     assert!(
         backoff.object.starts_with("Pod kube-system/log-"),
         "{backoff:?}"

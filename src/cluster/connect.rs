@@ -5,7 +5,7 @@
 //! TLS shortcut. Every request carries the user agent `daemonscope/<version>`, so an audit
 //! log (the simulated cluster's, or a real one) can tell the dashboard's requests apart.
 
-use crate::cluster::ClusterError;
+use crate::cluster::ConnectError;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use std::path::Path;
@@ -49,9 +49,9 @@ pub fn from_config(
     config: Config,
     cluster: String,
     user: String,
-) -> Result<Connection, ClusterError> {
+) -> Result<Connection, ConnectError> {
     let config = with_user_agent(config);
-    let client = Client::try_from(config).map_err(|source| ClusterError::Client {
+    let client = Client::try_from(config).map_err(|source| ConnectError::Client {
         cluster: cluster.clone(),
         source,
     })?;
@@ -62,9 +62,9 @@ pub fn from_config(
     })
 }
 
-fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
+fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
     // `--kubeconfig` comes from KUBECONFIG too, which may list several files.
-    let wrap = |source: KubeconfigError| ClusterError::Kubeconfig {
+    let wrap = |source: KubeconfigError| ConnectError::Kubeconfig {
         path: path.display().to_string(),
         source,
     };
@@ -89,7 +89,7 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
 const MAX_KUBECONFIG_BYTES: u64 = 8 * 1024 * 1024;
 
 /// A kubeconfig must be a regular file of at most `MAX_KUBECONFIG_BYTES`.
-fn check_kubeconfig_file(file: &Path) -> Result<(), ClusterError> {
+fn check_kubeconfig_file(file: &Path) -> Result<(), ConnectError> {
     crate::edge::files::check_regular_file(file)?;
     let len = std::fs::metadata(file).map_or(0, |m| m.len());
     if len > MAX_KUBECONFIG_BYTES {
@@ -127,7 +127,7 @@ fn describe(kubeconfig: &Kubeconfig, context: &str) -> (String, String) {
 pub async fn from_kubeconfig(
     path: Option<&Path>,
     context: Option<&str>,
-) -> Result<Connection, ClusterError> {
+) -> Result<Connection, ConnectError> {
     let kubeconfig = match path {
         Some(path) => Some(read_kubeconfig(path)?),
         None => match Kubeconfig::read() {
@@ -140,11 +140,11 @@ pub async fn from_kubeconfig(
     };
     let Some(kubeconfig) = kubeconfig else {
         if let Some(context) = context {
-            return Err(ClusterError::NoCluster {
+            return Err(ConnectError::NoCluster {
                 detail: format!("--context {context} given but no kubeconfig was found"),
             });
         }
-        let config = Config::incluster().map_err(|err| ClusterError::NoCluster {
+        let config = Config::incluster().map_err(|err| ConnectError::NoCluster {
             detail: format!("no kubeconfig (KUBECONFIG or ~/.kube/config) and not in a pod: {err}"),
         })?;
         let label = format!("in-cluster ({})", config.cluster_url);
@@ -165,7 +165,7 @@ pub async fn from_kubeconfig(
     );
     let config = Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|source| ClusterError::Kubeconfig {
+        .map_err(|source| ConnectError::Kubeconfig {
             path: shown,
             source,
         })?;

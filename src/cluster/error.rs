@@ -1,11 +1,14 @@
-//! Errors of the cluster layer: connecting, and looking things up in the live state.
+//! Errors of the cluster layer, one type per layer: connecting at start-up, and looking
+//! things up in the live state while serving.
 //!
-//! Why typed: the web layer maps each variant to a status code and a message a person can
-//! act on, and main.rs turns a connection error into one line and exit code 2.
+//! Why split: a start-up error ends the process (main.rs prints one line, exit code 2), while a
+//! lookup error is an answer to one request that the server functions turn into a
+//! `DashboardError` the page shows. One enum for both let a page match on a kubeconfig error
+//! that can never reach it, and tempted callers to compare message text.
 
-/// What went wrong in the cluster layer, with the object or setting involved.
+/// Why the dashboard could not connect to a cluster (start-up only).
 #[derive(Debug, thiserror::Error)]
-pub enum ClusterError {
+pub enum ConnectError {
     /// No kubeconfig, no in-cluster service account and no `--demo`.
     #[error(
         "no cluster configured ({detail}). Point KUBECONFIG or --kubeconfig at a kubeconfig \
@@ -39,11 +42,33 @@ pub enum ClusterError {
     },
     /// The embedded simulated cluster did not start.
     #[error("cannot start the embedded demo cluster: {0}")]
-    Demo(String),
+    Demo(#[source] crate::sim::SimError),
+}
+
+/// Why a request's object could not be read from the live state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
     /// A node named in a request is not in the cluster (any more).
     #[error("node {0:?} not found")]
     NodeNotFound(String),
     /// A DaemonSet named in a request is not in the cluster (any more).
     #[error("daemonset {0:?} not found (expected namespace/name)")]
     DaemonSetNotFound(String),
+    /// The API server refused to list the resource the object would be in (403), so its
+    /// absence proves nothing.
+    #[error("cannot read {resource}: {detail}")]
+    Denied {
+        /// The watcher's scope, e.g. `daemonsets` or `daemonsets in kube-system`.
+        resource: String,
+        /// The API server's message.
+        detail: String,
+    },
+    /// The resource has not been listed yet (start-up, or the API server is unreachable).
+    #[error("{resource} not listed yet{}", detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+    NotListed {
+        /// The watcher's scope.
+        resource: String,
+        /// The last watch error, if any.
+        detail: Option<String>,
+    },
 }

@@ -9,13 +9,13 @@
 pub mod watch;
 
 use crate::domain::view::EventRow;
-use k8s_openapi::api::core::v1::Event;
 use std::collections::{HashMap, VecDeque};
+
+/// The projection of one Event lives at the edge; re-exported for the watcher and tests.
+pub use crate::edge::convert::events::{event_facts, EventFacts, Involved};
 
 /// Events kept per DaemonSet or node page.
 pub const PER_OBJECT: usize = 20;
-/// Longest message kept, in bytes (cut on a character boundary).
-pub const MAX_MESSAGE: usize = 512;
 
 /// Which page an event belongs on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,85 +24,6 @@ pub enum Page {
     DaemonSet(String),
     /// A node's name.
     Node(String),
-}
-
-/// What an Event is about, from `involvedObject`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Involved {
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-    pub uid: String,
-}
-
-/// The compact projection of one Event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventFacts {
-    /// The Event's own uid (an update of the same event replaces it).
-    pub uid: String,
-    pub involved: Involved,
-    /// `object` is filled in when the event is filed on a page.
-    pub row: EventRow,
-}
-
-fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
-/// Projects a core/v1 Event: the last time is `lastTimestamp`, else `series.lastObservedTime`,
-/// else `eventTime`, else `firstTimestamp`, else creation (newer reporters set only the later
-/// ones); the count is `count`, else `series.count`, at least 1.
-pub fn event_facts(event: &Event) -> EventFacts {
-    let o = &event.involved_object;
-    let series = event.series.as_ref();
-    let last_seen = event
-        .last_timestamp
-        .as_ref()
-        .map(|t| t.0.as_second())
-        .or_else(|| {
-            series
-                .and_then(|s| s.last_observed_time.as_ref())
-                .map(|t| t.0.as_second())
-        })
-        .or_else(|| event.event_time.as_ref().map(|t| t.0.as_second()))
-        .or_else(|| event.first_timestamp.as_ref().map(|t| t.0.as_second()))
-        .or_else(|| {
-            event
-                .metadata
-                .creation_timestamp
-                .as_ref()
-                .map(|t| t.0.as_second())
-        })
-        .unwrap_or(0);
-    let count = event
-        .count
-        .or_else(|| series.and_then(|s| s.count))
-        .unwrap_or(1)
-        .max(1);
-    EventFacts {
-        uid: event.metadata.uid.clone().unwrap_or_default(),
-        involved: Involved {
-            kind: o.kind.clone().unwrap_or_default(),
-            namespace: o.namespace.clone().unwrap_or_default(),
-            name: o.name.clone().unwrap_or_default(),
-            uid: o.uid.clone().unwrap_or_default(),
-        },
-        row: EventRow {
-            object: String::new(),
-            event_type: event.type_.clone().unwrap_or_else(|| "Normal".into()),
-            reason: cut(event.reason.as_deref().unwrap_or(""), 128),
-            message: cut(event.message.as_deref().unwrap_or(""), MAX_MESSAGE),
-            count,
-            last_seen,
-        },
-    }
 }
 
 /// Where a daemon pod belongs: its DaemonSet's page and, once it is aimed at a node, that

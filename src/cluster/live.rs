@@ -10,7 +10,7 @@ use crate::cluster::feed::{Feed, FeedItem};
 use crate::cluster::metrics::Metrics;
 use crate::cluster::projection::Projection;
 use crate::cluster::state::{ClusterState, Scope};
-use crate::cluster::ClusterError;
+use crate::cluster::LookupError;
 use crate::domain::view::{
     CellExplanation, DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth,
 };
@@ -305,19 +305,80 @@ impl Live {
     }
 
     /// The explanation of one cell.
-    pub fn explain(&self, node: &str, daemonset: &str) -> Result<CellExplanation, ClusterError> {
-        self.lock().state.explain(node, daemonset, unix_now())
+    pub fn explain(&self, node: &str, daemonset: &str) -> Result<CellExplanation, LookupError> {
+        let inner = self.lock();
+        inner
+            .state
+            .explain(node, daemonset, unix_now())
+            .map_err(|err| Self::why_missing(&inner, err))
     }
 
     /// A DaemonSet's rollout page at the current version.
     pub fn detail(
         &self,
         daemonset: &str,
-    ) -> Result<crate::domain::view::DaemonSetDetail, ClusterError> {
+    ) -> Result<crate::domain::view::DaemonSetDetail, LookupError> {
         let inner = self.lock();
         inner
             .state
             .detail(daemonset, inner.feed.version(), unix_now())
+            .map_err(|err| Self::why_missing(&inner, err))
+    }
+
+    /// Whether node `name` is known; an error says why it cannot be shown (the node page's
+    /// not-found, refused and not-yet-listed answers).
+    pub fn find_node(&self, name: &str) -> Result<(), LookupError> {
+        let inner = self.lock();
+        match inner.state.node(name) {
+            Some(_) => Ok(()),
+            None => Err(Self::why_missing(
+                &inner,
+                LookupError::NodeNotFound(name.to_string()),
+            )),
+        }
+    }
+
+    /// A lookup that found nothing proves the object absent only when its resource was
+    /// listed: a watcher refused with 403 makes it `Denied`, one that never listed makes it
+    /// `NotListed` (the page says so instead of "not found").
+    fn why_missing(inner: &Inner, err: LookupError) -> LookupError {
+        let (resource, namespace) = match &err {
+            LookupError::NodeNotFound(_) => ("nodes", None),
+            LookupError::DaemonSetNotFound(key) => {
+                ("daemonsets", key.split_once('/').map(|(ns, _)| ns))
+            }
+            LookupError::Denied { .. } | LookupError::NotListed { .. } => return err,
+        };
+        let covers = |label: &str| {
+            label == resource || namespace.is_some_and(|ns| label == format!("{resource} in {ns}"))
+        };
+        let health = inner.state.health();
+        let detail_of = |label: &str| {
+            health
+                .iter()
+                .find(|h| h.resource == label)
+                .and_then(|h| h.error.clone())
+        };
+        if let Some(label) = inner.denied.iter().find(|l| covers(l)) {
+            return LookupError::Denied {
+                resource: label.clone(),
+                detail: detail_of(label).unwrap_or_else(|| "forbidden".to_string()),
+            };
+        }
+        let listed = inner.synced_once.iter().any(|l| covers(l));
+        let watched = health.iter().any(|h| covers(&h.resource));
+        if watched && !listed {
+            let label = health
+                .iter()
+                .find(|h| covers(&h.resource))
+                .map(|h| h.resource.clone())
+                .unwrap_or_else(|| resource.to_string());
+            return LookupError::NotListed {
+                detail: detail_of(&label),
+                resource: label,
+            };
+        }
+        err
     }
 
     /// Subscribes a live client: from `last_event_id` when the ring still covers it, else

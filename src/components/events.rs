@@ -1,36 +1,14 @@
 //! "Recent events" on the DaemonSet and node pages: the newest Kubernetes Events about the
 //! object (and, on a DaemonSet's page, its daemon pods), newest first.
 //!
-//! Why a server function of its own: events are optional data kept apart from the matrix
-//! (`cluster::events`), read when the page loads, again when the page's live signal says the
-//! object changed, and every `POLL` in the browser: a crash-looping pod's repeated BackOff
-//! changes no cell, so no live delta would bring it. Messages are cluster text and are
-//! rendered as text nodes only.
+//! Presentational: the page reads the events (`server_fns::get_events`, re-read when its
+//! object changes and on a timer) and hands the resource in. Messages are cluster text and
+//! are rendered as text nodes only.
 
-use crate::domain::view::EventRow;
+use crate::domain::view::{EventRow, EventType};
 use crate::live_client::format_utc_time;
+use crate::server_fns::DashboardError;
 use leptos::prelude::*;
-use std::time::Duration;
-
-/// How often an open page re-reads its events (at most 20 short rows).
-const POLL: Duration = Duration::from_secs(10);
-
-/// The recent events of one page: `page` is `daemonset` (name `namespace/name`) or `node`.
-#[server(endpoint = "events")]
-pub async fn get_events(page: String, name: String) -> Result<Vec<EventRow>, ServerFnError> {
-    use crate::cluster::events::Page;
-    let live = crate::server_fns::live()?;
-    let page = match page.as_str() {
-        "daemonset" => Page::DaemonSet(name),
-        "node" => Page::Node(name),
-        other => {
-            return Err(ServerFnError::new(format!(
-                "unknown events page {other:?} (expected daemonset or node)"
-            )))
-        }
-    };
-    Ok(live.events_of(&page))
-}
 
 /// `3×` for repeated events, nothing for single ones.
 fn times(count: i32) -> String {
@@ -41,18 +19,9 @@ fn times(count: i32) -> String {
     }
 }
 
-/// The list; `refresh` changes when the page's object changed (re-read then).
+/// The list of the page's `events` resource.
 #[component]
-pub fn RecentEvents(
-    page: &'static str,
-    name: String,
-    #[prop(into)] refresh: Signal<u64>,
-) -> impl IntoView {
-    let poll = super::poll::poll_tick(POLL);
-    let events = Resource::new(
-        move || (name.clone(), refresh.get(), poll.get()),
-        move |(name, _, _)| get_events(page.to_string(), name),
-    );
+pub fn RecentEvents(events: Resource<Result<Vec<EventRow>, DashboardError>>) -> impl IntoView {
     view! {
         <section class="events" data-testid="events">
             <h2>"Recent events"</h2>
@@ -94,11 +63,11 @@ fn EventTable(rows: Vec<EventRow>) -> impl IntoView {
                 {rows
                     .into_iter()
                     .map(|r| {
-                        let warning = r.event_type == "Warning";
+                        let warning = r.event_type == EventType::Warning;
                         let reason = r.reason.clone();
                         view! {
                             <tr class="event" class:event-warning=warning data-reason=reason>
-                                <td class="event-type">{r.event_type}</td>
+                                <td class="event-type">{r.event_type.to_string()}</td>
                                 <td class="event-reason">{r.reason}</td>
                                 <td class="event-time">{format_utc_time(r.last_seen)}</td>
                                 <td class="event-count">{times(r.count)}</td>
@@ -129,7 +98,7 @@ mod tests {
     fn a_message_with_markup_is_rendered_as_text() {
         let rows = vec![EventRow {
             object: "DaemonSet".into(),
-            event_type: "Warning".into(),
+            event_type: EventType::Warning,
             reason: "FailedCreate".into(),
             message: "<img src=x onerror=alert(1)>".into(),
             count: 2,

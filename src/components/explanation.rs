@@ -82,7 +82,7 @@ fn pod_row(p: PodSummary) -> impl IntoView {
     let status = match (&p.waiting_reason, p.terminating) {
         (_, true) => "Terminating".to_string(),
         (Some(w), false) => w.clone(),
-        (None, false) => p.phase.clone(),
+        (None, false) => p.phase.to_string(),
     };
     let name = p.name.clone();
     view! {

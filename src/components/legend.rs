@@ -2,28 +2,28 @@
 //! matrix to rows with that state.
 
 use super::state_look::{state_label, state_name, state_symbol, ALL_STATES};
+use crate::domain::view::StateCounts;
 use leptos::prelude::*;
 
 /// The state legend with live counts.
 #[component]
 pub fn Legend(
-    /// Cells per state, indexed like `ALL_STATES`.
+    /// Cells per state.
     #[prop(into)]
-    counts: Signal<[usize; 8]>,
+    counts: Signal<StateCounts>,
 ) -> impl IntoView {
     let items = ALL_STATES
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let name = state_name(*s);
+        .into_iter()
+        .map(|s| {
+            let name = state_name(s);
             view! {
                 <li>
-                    <a class="legend-item" href=format!("?state={name}") data-legend=name title=state_label(*s)>
+                    <a class="legend-item" href=format!("?state={name}") data-legend=name title=state_label(s)>
                         <span class="cell legend-swatch" data-state=name aria-hidden="true">
-                            {state_symbol(*s)}
+                            {state_symbol(s)}
                         </span>
                         <span class="legend-name">{name}</span>
-                        <span class="legend-count">{move || counts.get()[i]}</span>
+                        <span class="legend-count">{move || counts.get().get(s)}</span>
                     </a>
                 </li>
             }

@@ -3,36 +3,29 @@
 //! Why: nodeSelector and node affinity decide placement on labels (§a.2 step 2), and the
 //! matrix row shows only a few of them, shortened. A user checking why a DaemonSet skips a
 //! node, or which label a suggested fix would add, needs the whole set. Labels are cluster
-//! text and are rendered as text nodes only.
+//! text and are rendered as text nodes only. The page reads them (`get_node_labels`).
 
-use crate::server_fns::get_node_labels;
+use crate::server_fns::DashboardError;
 use leptos::prelude::*;
-use std::time::Duration;
 
-/// How often an open node page re-reads the labels: a label that no rule reads changes no
-/// cell, so no live delta brings it.
-const POLL: Duration = Duration::from_secs(10);
-
-/// The label table; `refresh` changes when the node's row or cells changed (re-read then,
-/// and every `POLL`).
+/// The label table of the page's `labels` resource.
 #[component]
-pub fn NodeLabels(name: String, #[prop(into)] refresh: Signal<u64>) -> impl IntoView {
-    let poll = super::poll::poll_tick(POLL);
-    let labels = Resource::new(
-        move || (name.clone(), refresh.get(), poll.get()),
-        move |(name, _, _)| get_node_labels(name),
-    );
+pub fn NodeLabels(
+    labels: Resource<Result<Vec<(String, String)>, DashboardError>>,
+) -> impl IntoView {
     view! {
         <section class="node-labels" data-testid="node-labels">
             <h2>"Labels"</h2>
             <Transition fallback=|| view! { <p class="section-note">"Loading labels…"</p> }>
                 {move || Suspend::new(async move {
                     match labels.await {
-                        Ok(Some(rows)) if rows.is_empty() => {
+                        Ok(rows) if rows.is_empty() => {
                             view! { <p class="section-note">"This node has no labels."</p> }.into_any()
                         }
-                        Ok(Some(rows)) => view! { <LabelTable rows=rows/> }.into_any(),
-                        Ok(None) => view! { <p class="section-note">"The node is gone."</p> }.into_any(),
+                        Ok(rows) => view! { <LabelTable rows=rows/> }.into_any(),
+                        Err(DashboardError::NotFound { .. }) => {
+                            view! { <p class="section-note">"The node is gone."</p> }.into_any()
+                        }
                         Err(e) => {
                             view! { <p class="section-note">"Labels are not available: "{e.to_string()}</p> }
                                 .into_any()

@@ -4,7 +4,7 @@
 //! Why the surge/unavailable switch: a DaemonSet in surge mode (scaled maxSurge > 0, §d.2)
 //! spends its budget on extra pods in flight; otherwise on unavailable nodes (§d.3).
 
-use crate::domain::view::DaemonSetColumn;
+use crate::domain::view::{DaemonSetColumn, StrategyKind};
 use leptos::prelude::*;
 
 /// What the gauge draws, computed from a column.
@@ -24,9 +24,10 @@ pub struct GaugeModel {
     pub text: String,
 }
 
-/// The gauge for one column (§d.2 surge mode iff maxSurge > 0; OnDelete has no budget, §d.5).
+/// The gauge for one column (§d.2 surge mode as the domain decided it, carried in
+/// `surge_mode`; OnDelete has no budget, §d.5).
 pub fn gauge_model(col: &DaemonSetColumn) -> GaugeModel {
-    if col.strategy != "RollingUpdate" {
+    if col.strategy != StrategyKind::RollingUpdate {
         return GaugeModel {
             budget_name: "",
             in_use: col.budget_in_use,
@@ -46,7 +47,7 @@ pub fn gauge_model(col: &DaemonSetColumn) -> GaugeModel {
             text: format!("budget unresolved: {err}"),
         };
     }
-    let surge = col.max_surge.unwrap_or(0) > 0;
+    let surge = col.surge_mode;
     let (budget_name, budget, what) = if surge {
         ("maxSurge", col.max_surge.unwrap_or(0), "surging")
     } else {
@@ -137,6 +138,17 @@ mod tests {
     use super::*;
 
     fn col(strategy: &str, mu: Option<i64>, ms: Option<i64>, in_use: i64) -> DaemonSetColumn {
+        let strategy = match strategy {
+            "RollingUpdate" => StrategyKind::RollingUpdate,
+            "OnDelete" => StrategyKind::OnDelete,
+            other => StrategyKind::Other(other.into()),
+        };
+        // As the domain resolves it: surge mode from the budget, never from the page.
+        let surge_mode = crate::domain::rollout::Budget {
+            max_unavailable: mu.unwrap_or(0),
+            max_surge: ms.unwrap_or(0),
+        }
+        .surge_mode();
         DaemonSetColumn {
             key: "ns/x".into(),
             namespace: "ns".into(),
@@ -147,7 +159,8 @@ mod tests {
             available: 3,
             misscheduled: 0,
             missing: 0,
-            strategy: strategy.into(),
+            strategy,
+            surge_mode,
             max_unavailable: mu,
             max_surge: ms,
             budget_error: None,

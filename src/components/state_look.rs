@@ -8,16 +8,8 @@
 use crate::domain::coverage::CellState;
 
 /// Every state in legend order: healthy first, then in-flight, then problems, then "not here".
-pub const ALL_STATES: [CellState; 8] = [
-    CellState::Ready,
-    CellState::Outdated,
-    CellState::Surge,
-    CellState::Unready,
-    CellState::Pending,
-    CellState::Missing,
-    CellState::Misscheduled,
-    CellState::Excluded,
-];
+/// The order is the domain's ([`CellState::ALL`]), which per-state counts also follow.
+pub const ALL_STATES: [CellState; 8] = CellState::ALL;
 
 /// The serde lowercase name, used in `data-state`, CSS and query strings (a public contract).
 pub fn state_name(state: CellState) -> &'static str {
@@ -64,20 +56,6 @@ pub fn state_label(state: CellState) -> String {
     format!("{}: {}", state_name(state), state_phrase(state))
 }
 
-/// Where a state sits in [`ALL_STATES`], for per-state counters.
-pub fn state_index(state: CellState) -> usize {
-    match state {
-        CellState::Ready => 0,
-        CellState::Outdated => 1,
-        CellState::Surge => 2,
-        CellState::Unready => 3,
-        CellState::Pending => 4,
-        CellState::Missing => 5,
-        CellState::Misscheduled => 6,
-        CellState::Excluded => 7,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,7 +84,7 @@ mod tests {
             ALL_STATES.iter().map(|s| state_symbol(*s)).collect();
         assert_eq!(symbols.len(), ALL_STATES.len());
         for (i, s) in ALL_STATES.iter().enumerate() {
-            assert_eq!(state_index(*s), i);
+            assert_eq!(s.index(), i);
         }
     }
 }

@@ -5,9 +5,8 @@
 //! be wrong, so it is plain Rust with unit tests. The report (`Change`) is what lets a page
 //! re-render one cell instead of the matrix.
 
-use crate::components::state_look::state_index;
 use crate::domain::coverage::CellState;
-use crate::domain::view::{Delta, LiveMessage, MatrixSnapshot, NodeRow};
+use crate::domain::view::{Delta, LiveMessage, MatrixSnapshot, NodeRow, StateCounts};
 use std::collections::HashMap;
 
 /// What one message changed, for the pages that show part of the matrix.
@@ -52,7 +51,7 @@ pub struct LiveState {
     snapshot: Option<MatrixSnapshot>,
     node_index: HashMap<String, usize>,
     column_index: HashMap<String, usize>,
-    counts: [usize; 8],
+    counts: StateCounts,
 }
 
 impl LiveState {
@@ -66,8 +65,8 @@ impl LiveState {
         self.snapshot.as_ref().map_or(0, |s| s.version)
     }
 
-    /// Cells per state over the whole matrix, indexed like `state_look::ALL_STATES`.
-    pub fn counts(&self) -> [usize; 8] {
+    /// Cells per state over the whole matrix.
+    pub fn counts(&self) -> StateCounts {
         self.counts
     }
 
@@ -143,8 +142,7 @@ impl LiveState {
                 };
                 if let Some(cell) = snap.nodes.get_mut(r).and_then(|row| row.cells.get_mut(c)) {
                     if *cell != state {
-                        self.counts[state_index(*cell)] -= 1;
-                        self.counts[state_index(state)] += 1;
+                        self.counts.shift(*cell, state);
                         *cell = state;
                         changes.push(Change::Cell {
                             node,
@@ -167,10 +165,10 @@ impl LiveState {
                     Some(&i) => {
                         if snap.nodes[i] != row {
                             for cell in &snap.nodes[i].cells {
-                                self.counts[state_index(*cell)] -= 1;
+                                self.counts.remove(*cell);
                             }
                             for cell in &row.cells {
-                                self.counts[state_index(*cell)] += 1;
+                                self.counts.add(*cell);
                             }
                             changes.push(Change::Row {
                                 node: row.name.clone(),
@@ -181,7 +179,7 @@ impl LiveState {
                     None => {
                         let at = snap.nodes.partition_point(|r| r.name < row.name);
                         for cell in &row.cells {
-                            self.counts[state_index(*cell)] += 1;
+                            self.counts.add(*cell);
                         }
                         snap.nodes.insert(at, row);
                         // Later rows moved: keep the index right for the rest of this batch.
@@ -193,7 +191,7 @@ impl LiveState {
             Delta::NodeRemoved { name } => {
                 if let Some(i) = self.node_index.get(&name).copied() {
                     for cell in &snap.nodes[i].cells {
-                        self.counts[state_index(*cell)] -= 1;
+                        self.counts.remove(*cell);
                     }
                     snap.nodes.remove(i);
                     reindex_nodes(&snap.nodes, &mut self.node_index);
@@ -227,7 +225,7 @@ impl LiveState {
                                 .copied()
                                 .unwrap_or(CellState::Excluded);
                             row.cells.insert(c.min(row.cells.len()), state);
-                            self.counts[state_index(state)] += 1;
+                            self.counts.add(state);
                         }
                         changes.push(Change::Structure);
                         return Ok(());
@@ -237,8 +235,7 @@ impl LiveState {
                     if let Some(&state) = states.get(&row.name) {
                         if let Some(cell) = row.cells.get_mut(c) {
                             if *cell != state {
-                                self.counts[state_index(*cell)] -= 1;
-                                self.counts[state_index(state)] += 1;
+                                self.counts.shift(*cell, state);
                                 *cell = state;
                                 changes.push(Change::Cell {
                                     node: row.name.clone(),
@@ -256,7 +253,7 @@ impl LiveState {
                     for row in &mut snap.nodes {
                         if c < row.cells.len() {
                             let old = row.cells.remove(c);
-                            self.counts[state_index(old)] -= 1;
+                            self.counts.remove(old);
                         }
                     }
                     self.column_index = snap
@@ -302,7 +299,7 @@ impl LiveState {
             .enumerate()
             .map(|(i, d)| (d.key.clone(), i))
             .collect();
-        self.counts = crate::pages::matrix::window::count_states(&snap.nodes);
+        self.counts = StateCounts::of(snap.nodes.iter().flat_map(|row| &row.cells));
     }
 }
 
@@ -314,7 +311,7 @@ fn reindex_nodes(nodes: &[NodeRow], index: &mut HashMap<String, usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::view::{DaemonSetColumn, ResourceHealth};
+    use crate::domain::view::{DaemonSetColumn, ResourceHealth, StrategyKind};
     use CellState::*;
 
     fn column(key: &str) -> DaemonSetColumn {
@@ -329,7 +326,8 @@ mod tests {
             available: 2,
             misscheduled: 0,
             missing: 0,
-            strategy: "RollingUpdate".into(),
+            strategy: StrategyKind::RollingUpdate,
+            surge_mode: false,
             max_unavailable: Some(1),
             max_surge: Some(0),
             budget_error: None,
@@ -378,7 +376,7 @@ mod tests {
         assert_eq!(s.snapshot().unwrap().nodes[0].name, "a");
         assert_eq!(s.row("b").unwrap().cells, vec![Ready, Excluded]);
         assert_eq!(s.column_of("monitoring/gpu"), Some(1));
-        assert_eq!(s.counts()[state_index(Ready)], 3);
+        assert_eq!(s.counts().get(Ready), 3);
     }
 
     #[test]
@@ -403,8 +401,8 @@ mod tests {
             }]
         );
         assert_eq!(s.row("b").unwrap().cells[0], Outdated);
-        assert_eq!(s.counts()[state_index(Ready)], 2);
-        assert_eq!(s.counts()[state_index(Outdated)], 1);
+        assert_eq!(s.counts().get(Ready), 2);
+        assert_eq!(s.counts().get(Outdated), 1);
         assert_eq!(s.version(), 11);
     }
 
@@ -471,7 +469,7 @@ mod tests {
             .unwrap();
         assert!(s.row("a").is_none());
         assert_eq!(s.row("aa").unwrap().cells[0], Missing);
-        assert_eq!(s.counts().iter().sum::<usize>(), 4);
+        assert_eq!(s.counts().total(), 4);
     }
 
     #[test]
@@ -550,7 +548,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.row("a").unwrap().cells, vec![Ready, Pending]);
         assert_eq!(s.column_of("x/new"), Some(1));
-        assert_eq!(s.counts().iter().sum::<usize>(), 4);
+        assert_eq!(s.counts().total(), 4);
     }
 
     #[test]

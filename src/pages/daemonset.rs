@@ -7,14 +7,15 @@
 //! changes.
 
 use super::explainer::Explainer;
+use super::failed::DaemonSetFailed;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
 use crate::components::explanation::{format_age, ExplanationPanel};
 use crate::components::rollout_gauge::RolloutGauge;
-use crate::components::state_look::{state_index, state_name, state_symbol, ALL_STATES};
+use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::domain::coverage::CellState;
-use crate::domain::view::{DaemonSetDetail, NodeProgress, PodSummary};
+use crate::domain::view::{DaemonSetDetail, EventScope, NodeProgress, PodSummary, StateCounts};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
 use crate::server_fns::get_daemonset;
@@ -45,23 +46,7 @@ pub fn DaemonSetPage() -> impl IntoView {
                     let k = key.get_untracked();
                     match detail.await {
                         Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub/> }.into_any(),
-                        Err(e) => {
-                            // ClusterError::DaemonSetNotFound; other failures stay 200 with the
-                            // message, as the node page's load errors do.
-                            if e.to_string().contains("not found") {
-                                super::respond_not_found();
-                            }
-                            view! {
-                                <TopBar cluster=Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())) conn=hub.conn/>
-                                <div class="content">
-                                    <p class="not-found" data-testid="ds-not-found">
-                                        "Cannot show DaemonSet "<code>{k}</code>": "{e.to_string()}" "
-                                        <a href="/">"Back to the matrix"</a>
-                                    </p>
-                                </div>
-                            }
-                                .into_any()
-                        }
+                        Err(e) => view! { <DaemonSetFailed key=k error=e hub=hub/> }.into_any(),
                     }
                 })
             }}
@@ -220,10 +205,10 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
         move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())
     });
     let counts = Memo::new(move |_| {
-        let mut counts = [0usize; 8];
+        let mut counts = StateCounts::default();
         rows.with(|rs| {
             for r in rs {
-                counts[state_index(r.state.get())] += 1;
+                counts.add(r.state.get());
             }
         });
         counts
@@ -231,6 +216,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
     let on_select = explainer.on_select();
     let selected = explainer.selected;
     let ds_key = key.clone();
+    let events = super::events_resource(EventScope::DaemonSet, key.clone(), events_tick.into());
     let progress = move || {
         let c = column.get();
         let pct = if c.desired > 0 {
@@ -241,17 +227,16 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
         (c.updated, c.desired, pct)
     };
     let legend = ALL_STATES
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
+        .into_iter()
+        .map(|s| {
             view! {
-                <li data-count-state=state_name(*s)>
-                    <span class="cell legend-swatch" data-state=state_name(*s) aria-hidden="true">
-                        {state_symbol(*s)}
+                <li data-count-state=state_name(s)>
+                    <span class="cell legend-swatch" data-state=state_name(s) aria-hidden="true">
+                        {state_symbol(s)}
                     </span>
-                    {state_name(*s)}
+                    {state_name(s)}
                     " "
-                    <strong>{move || counts.get()[i]}</strong>
+                    <strong>{move || counts.get().get(s)}</strong>
                 </li>
             }
         })
@@ -269,7 +254,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                     <h1>{move || column.get().name}</h1>
                     <p class="muted">
                         "namespace " <code>{move || column.get().namespace}</code> " · strategy "
-                        {move || column.get().strategy}
+                        {move || column.get().strategy.to_string()}
                     </p>
                     <dl class="facts">
                         <dt>"current revision"</dt>
@@ -369,7 +354,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                                                         let status = if p.terminating {
                                                             "Terminating".to_string()
                                                         } else {
-                                                            p.waiting_reason.clone().unwrap_or(p.phase.clone())
+                                                            p.waiting_reason.clone().unwrap_or_else(|| p.phase.to_string())
                                                         };
                                                         view! {
                                                             <div class="pod-line" data-pod=p.name.clone()>
@@ -406,7 +391,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                         })
                 }}
             </section>
-            <RecentEvents page="daemonset" name=key.clone() refresh=events_tick/>
+            <RecentEvents events=events/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
     }
@@ -419,7 +404,7 @@ mod tests {
     fn progress(node: &str, state: CellState, should_run: bool, pods: usize) -> NodeProgress {
         let pod = PodSummary {
             name: format!("p-{node}"),
-            phase: "Running".into(),
+            phase: crate::domain::PodPhase::Running,
             ready: true,
             updated: true,
             revision_hash: "h".into(),

@@ -17,7 +17,7 @@ use crate::components::node_badges::NodeBadges;
 use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
 use crate::components::state_look::{state_name, ALL_STATES};
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::get_matrix;
+use crate::server_fns::{get_matrix, DashboardError};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use model::{ColumnModel, MatrixModel, RowModel};
@@ -27,7 +27,7 @@ use window::{cut_window, MatrixWindow};
 
 /// Loads the window for `query`: from the live copy when the feed has delivered one (no
 /// round trip, and no 150,000-cell download on every page change), else from the server.
-async fn load_window(hub: LiveHub, query: MatrixQuery) -> Result<MatrixWindow, ServerFnError> {
+async fn load_window(hub: LiveHub, query: MatrixQuery) -> Result<MatrixWindow, DashboardError> {
     if let Some(w) = hub
         .with_state(|s| s.snapshot().map(|snap| cut_window(snap, &query)))
         .flatten()
@@ -368,7 +368,7 @@ fn RolloutTable(model: MatrixModel) -> impl IntoView {
                                         <td class="num">{n(|d| d.available)}</td>
                                         <td class={move || if col.get().missing > 0 { "num bad" } else { "num" }}>{n(|d| d.missing)}</td>
                                         <td class={move || if col.get().misscheduled > 0 { "num bad" } else { "num" }}>{n(|d| d.misscheduled)}</td>
-                                        <td>{move || col.get().strategy}</td>
+                                        <td>{move || col.get().strategy.to_string()}</td>
                                         <td><RolloutGauge column=col/></td>
                                     </tr>
                                 }

@@ -2,6 +2,7 @@
 //! one click away, kept live.
 
 use super::explainer::Explainer;
+use super::failed::NodeFailed;
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
@@ -10,10 +11,10 @@ use crate::components::node_badges::NodeBadges;
 use crate::components::node_labels::NodeLabels;
 use crate::components::state_look::state_label;
 use crate::domain::coverage::CellState;
-use crate::domain::view::{MatrixSnapshot, NodeRow, ResourceHealth};
+use crate::domain::view::{EventScope, MatrixSnapshot, NodeRow, ResourceHealth};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::get_matrix;
+use crate::server_fns::{get_matrix, get_node_labels, DashboardError, ObjectKind};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use serde::{Deserialize, Serialize};
@@ -43,14 +44,38 @@ pub fn node_detail(snapshot: &MatrixSnapshot, name: &str) -> Option<NodeDetail> 
     })
 }
 
-async fn load_detail(hub: LiveHub, name: String) -> Result<Option<NodeDetail>, ServerFnError> {
-    if let Some(found) = hub
+/// The node's detail from the live hub, else from the server; `NotFound` when the matrix has
+/// no such node.
+async fn load_detail(hub: LiveHub, name: String) -> Result<NodeDetail, DashboardError> {
+    let found = match hub
         .with_state(|s| s.snapshot().map(|snap| node_detail(snap, &name)))
         .flatten()
     {
+        Some(found) => found,
+        None => node_detail(&get_matrix().await?, &name),
+    };
+    if let Some(found) = found {
         return Ok(found);
     }
-    get_matrix().await.map(|m| node_detail(&m, &name))
+    // Not in the matrix: the server knows whether that proves it absent, or whether the node
+    // list was refused or never listed (forbidden / unavailable, not a 404).
+    get_node_labels(name.clone()).await?;
+    Err(DashboardError::NotFound {
+        kind: ObjectKind::Node,
+        name,
+    })
+}
+
+/// Every label of the node, re-read when `refresh` changes and every `POLL`.
+fn labels_resource(
+    name: String,
+    refresh: Signal<u64>,
+) -> Resource<Result<Vec<(String, String)>, DashboardError>> {
+    let poll = super::poll::poll_tick(super::POLL);
+    Resource::new(
+        move || (name.clone(), refresh.get(), poll.get()),
+        move |(name, _, _)| get_node_labels(name),
+    )
 }
 
 /// The node page.
@@ -71,26 +96,8 @@ pub fn NodePage() -> impl IntoView {
                 Suspend::new(async move {
                     let n = name.get_untracked();
                     match detail.await {
-                        Ok(Some(d)) => view! { <NodeView detail=d hub=hub/> }.into_any(),
-                        Ok(None) => {
-                            super::respond_not_found();
-                            view! {
-                                <TopBar cluster="cluster" conn=hub.conn/>
-                                <div class="content">
-                                    <p class="not-found" data-testid="node-not-found">
-                                        "No node "<code>{n}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
-                                    </p>
-                                </div>
-                            }
-                                .into_any()
-                        }
-                        Err(e) => {
-                            view! {
-                                <TopBar cluster="unknown cluster" conn=hub.conn/>
-                                <div class="banner" role="alert">"Cannot load the node: "{e.to_string()}</div>
-                            }
-                                .into_any()
-                        }
+                        Ok(d) => view! { <NodeView detail=d hub=hub/> }.into_any(),
+                        Err(e) => view! { <NodeFailed name=n error=e hub=hub/> }.into_any(),
                     }
                 })
             }}
@@ -157,6 +164,8 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
     let on_select = explainer.on_select();
     let selected = explainer.selected;
     let node_name = name.clone();
+    let labels = labels_resource(name.clone(), events_tick.into());
+    let events = super::events_resource(EventScope::Node, name.clone(), events_tick.into());
 
     view! {
         <TopBar cluster=detail.cluster.clone() conn=hub.conn/>
@@ -199,8 +208,8 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
-            <NodeLabels name=name.clone() refresh=events_tick/>
-            <RecentEvents page="node" name=name.clone() refresh=events_tick/>
+            <NodeLabels labels=labels/>
+            <RecentEvents events=events/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
     }

@@ -58,3 +58,25 @@ async fn get(app: axum::Router, uri: &str) -> axum::response::Response {
         .expect("a valid request");
     app.oneshot(request).await.expect("infallible")
 }
+
+#[tokio::test]
+async fn a_refused_or_unlisted_resource_is_not_a_404_and_says_which() {
+    // Issue 12: absence proves nothing when the list was refused (403) or never came; the
+    // page stays 200 and names the kind in `data-error` instead of claiming "not found".
+    use crate::cluster::state::{ClusterState, Scope};
+    use crate::cluster::Live;
+    let scopes = [Scope::Nodes, Scope::DaemonSets(None), Scope::Pods(None)];
+    let denied = Live::new(ClusterState::new("c"), &scopes);
+    denied.replace(&Scope::Nodes, Vec::new());
+    denied.watch_denied(&Scope::DaemonSets(None), "forbidden: no list".to_string());
+    let response = get(app(denied), "/ds/kube-system/ghost").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = text(response).await;
+    assert!(html.contains(r#"data-error="forbidden""#), "{html}");
+
+    let unlisted = Live::new(ClusterState::new("c"), &scopes);
+    let response = get(app(unlisted), "/node/ghost").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = text(response).await;
+    assert!(html.contains(r#"data-error="unavailable""#), "{html}");
+}

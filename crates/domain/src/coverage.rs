@@ -9,7 +9,7 @@ mod explain;
 mod snapshot;
 
 pub use explain::{explain_cell, explain_cell_with, pod_summary};
-pub use snapshot::{build_snapshot, column_summary, node_row, strategy_name};
+pub use snapshot::{build_snapshot, column_summary, node_row, strategy_kind};
 
 use super::facts::{DaemonSetFacts, PodFacts, PodPhase};
 use super::rollout::{is_counted, is_pod_updated, pod_order};
@@ -65,6 +65,34 @@ pub enum CellState {
 }
 
 impl CellState {
+    /// Every state in legend order: healthy first, then in-flight, then problems, then "not
+    /// here". Why here: per-state counts ([`crate::view::StateCounts`]), the legend and the
+    /// `?state=` filter must agree on one order.
+    pub const ALL: [CellState; 8] = [
+        CellState::Ready,
+        CellState::Outdated,
+        CellState::Surge,
+        CellState::Unready,
+        CellState::Pending,
+        CellState::Missing,
+        CellState::Misscheduled,
+        CellState::Excluded,
+    ];
+
+    /// Where the state sits in [`CellState::ALL`] (a counter's slot).
+    pub fn index(self) -> usize {
+        match self {
+            CellState::Ready => 0,
+            CellState::Outdated => 1,
+            CellState::Surge => 2,
+            CellState::Unready => 3,
+            CellState::Pending => 4,
+            CellState::Missing => 5,
+            CellState::Misscheduled => 6,
+            CellState::Excluded => 7,
+        }
+    }
+
     /// The `data-state` name (the serde name), for HTML attributes and scripts.
     pub fn as_str(self) -> &'static str {
         match self {

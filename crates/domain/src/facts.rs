@@ -167,6 +167,25 @@ pub enum PodPhase {
     Unknown,
 }
 
+impl PodPhase {
+    /// The phase as Kubernetes spells it (`Running`), as the pages print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+            PodPhase::Unknown => "Unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for PodPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The compact projection of a daemon pod: bytes, not kilobytes (design: scale).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodFacts {

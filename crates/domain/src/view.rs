@@ -4,7 +4,14 @@
 //! definition must compile to WASM. They are compact on purpose (5,000 nodes × 30 DaemonSets
 //! is 150,000 cells): a cell is one state per row/column slot, not an object.
 
+mod counts;
+mod kinds;
+
+pub use counts::StateCounts;
+pub use kinds::{EventScope, EventType, StrategyKind};
+
 use super::coverage::CellState;
+use super::facts::PodPhase;
 use serde::{Deserialize, Serialize};
 
 /// One DaemonSet column with its rollout summary.
@@ -21,11 +28,14 @@ pub struct DaemonSetColumn {
     pub misscheduled: i64,
     /// Cells in state `missing` (should run, no pod).
     pub missing: i64,
-    /// "RollingUpdate" / "OnDelete".
-    pub strategy: String,
+    /// `spec.updateStrategy.type`.
+    pub strategy: StrategyKind,
     /// Resolved budget, None when it cannot be resolved (then `budget_error` says why).
     pub max_unavailable: Option<i64>,
     pub max_surge: Option<i64>,
+    /// The resolved budget's [`crate::rollout::Budget::surge_mode`]: the gauge shows maxSurge
+    /// when true, maxUnavailable otherwise. Carried so the page never decides it again.
+    pub surge_mode: bool,
     pub budget_error: Option<String>,
     /// How much of the budget is in use now (unavailable nodes, or surge pods in flight).
     pub budget_in_use: i64,
@@ -112,7 +122,7 @@ pub enum LiveMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PodSummary {
     pub name: String,
-    pub phase: String,
+    pub phase: PodPhase,
     pub ready: bool,
     pub updated: bool,
     pub revision_hash: String,
@@ -172,7 +182,7 @@ pub struct EventRow {
     /// `Pod namespace/name` for a daemon pod on the DaemonSet page.
     pub object: String,
     /// `Normal` or `Warning`.
-    pub event_type: String,
+    pub event_type: EventType,
     pub reason: String,
     /// Bounded in length.
     pub message: String,

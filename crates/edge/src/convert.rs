@@ -4,6 +4,7 @@
 //! browser), and every defaulting decision (§i.1) must be made once, identically for a
 //! watched object and a hand-written file. `load` turns text into API objects for the CLI.
 
+pub mod events;
 pub mod load;
 mod revision;
 

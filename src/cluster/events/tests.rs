@@ -1,14 +1,13 @@
-use super::*;
-use serde_json::json;
+//! The store: which pages an event is filed on and the newest few per page. The projection
+//! of an Event itself is tested at the edge (`edge::convert::events`).
 
-fn event(v: serde_json::Value) -> Event {
-    serde_json::from_value(v).unwrap_or_default()
-}
+use super::*;
+use crate::domain::view::EventType;
 
 fn row(reason: &str, last_seen: i64) -> EventRow {
     EventRow {
         object: "DaemonSet".into(),
-        event_type: "Normal".into(),
+        event_type: EventType::Normal,
         reason: reason.into(),
         message: String::new(),
         count: 1,
@@ -18,71 +17,6 @@ fn row(reason: &str, last_seen: i64) -> EventRow {
 
 fn ds(key: &str) -> Page {
     Page::DaemonSet(key.into())
-}
-
-#[test]
-fn an_event_projects_to_its_object_type_reason_message_count_and_last_time() {
-    let cases = [
-        (
-            "a controller event with lastTimestamp and count",
-            json!({
-                "metadata": {"name": "e1", "namespace": "kube-system", "uid": "u1"},
-                "involvedObject": {"kind": "DaemonSet", "namespace": "kube-system", "name": "log", "uid": "d1"},
-                "type": "Normal", "reason": "SuccessfulCreate",
-                "message": "Created pod: log-abcde", "count": 3,
-                "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:01:00Z"
-            }),
-            (
-                "DaemonSet",
-                "kube-system",
-                "log",
-                "Normal",
-                "SuccessfulCreate",
-                3,
-                1_767_225_660,
-            ),
-        ),
-        (
-            "a new-style event with eventTime and a series only",
-            json!({
-                "metadata": {"name": "e2", "namespace": "default", "uid": "u2"},
-                "involvedObject": {"kind": "Node", "name": "worker-1", "uid": "n1"},
-                "type": "Warning", "reason": "NodeNotReady", "message": "down",
-                "eventTime": "2026-01-01T00:00:00.000000Z",
-                "series": {"count": 7, "lastObservedTime": "2026-01-01T00:02:00.000000Z"}
-            }),
-            (
-                "Node",
-                "",
-                "worker-1",
-                "Warning",
-                "NodeNotReady",
-                7,
-                1_767_225_720,
-            ),
-        ),
-    ];
-    for (what, json, (kind, ns, name, ty, reason, count, last)) in cases {
-        let f = event_facts(&event(json));
-        assert_eq!(f.involved.kind, kind, "{what}");
-        assert_eq!(f.involved.namespace, ns, "{what}");
-        assert_eq!(f.involved.name, name, "{what}");
-        assert_eq!(f.row.event_type, ty, "{what}");
-        assert_eq!(f.row.reason, reason, "{what}");
-        assert_eq!(f.row.count, count, "{what}");
-        assert_eq!(f.row.last_seen, last, "{what}");
-    }
-}
-
-#[test]
-fn a_huge_message_is_cut_on_a_character_boundary() {
-    let long = "é".repeat(MAX_MESSAGE);
-    let f = event_facts(&event(json!({
-        "metadata": {"uid": "u"}, "involvedObject": {"kind": "Node", "name": "n"},
-        "message": long
-    })));
-    assert!(f.row.message.len() <= MAX_MESSAGE + "…".len());
-    assert!(f.row.message.ends_with('…'));
 }
 
 #[test]

@@ -37,15 +37,15 @@ impl ClusterState {
         node: &str,
         ds_key: &str,
         now: i64,
-    ) -> Result<CellExplanation, crate::cluster::ClusterError> {
+    ) -> Result<CellExplanation, crate::cluster::LookupError> {
         let node_facts = self
             .nodes
             .get(node)
-            .ok_or_else(|| crate::cluster::ClusterError::NodeNotFound(node.to_string()))?;
+            .ok_or_else(|| crate::cluster::LookupError::NodeNotFound(node.to_string()))?;
         let ds = self
             .daemonsets
             .get(ds_key)
-            .ok_or_else(|| crate::cluster::ClusterError::DaemonSetNotFound(ds_key.to_string()))?;
+            .ok_or_else(|| crate::cluster::LookupError::DaemonSetNotFound(ds_key.to_string()))?;
         let pods = self.pods.in_cell(&ds.uid, node);
         Ok(cells::explain(node_facts, ds, &pods, now))
     }
@@ -56,8 +56,8 @@ impl ClusterState {
         ds_key: &str,
         version: u64,
         now: i64,
-    ) -> Result<DaemonSetDetail, crate::cluster::ClusterError> {
-        let not_found = || crate::cluster::ClusterError::DaemonSetNotFound(ds_key.to_string());
+    ) -> Result<DaemonSetDetail, crate::cluster::LookupError> {
+        let not_found = || crate::cluster::LookupError::DaemonSetNotFound(ds_key.to_string());
         let ds = self.daemonsets.get(ds_key).ok_or_else(not_found)?;
         let column = self.columns.get(ds_key).cloned().ok_or_else(not_found)?;
         let nodes = self

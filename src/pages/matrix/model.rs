@@ -270,7 +270,7 @@ fn update_row(rm: &RowModel, r: &NodeRow) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::view::{LiveMessage, MatrixSnapshot};
+    use crate::domain::view::{LiveMessage, MatrixSnapshot, StrategyKind};
     use crate::pages::matrix::query::MatrixQuery;
     use crate::pages::matrix::window::cut_window;
     use CellState::*;
@@ -286,7 +286,8 @@ mod tests {
             available: 1,
             misscheduled: 0,
             missing: 0,
-            strategy: "RollingUpdate".into(),
+            strategy: StrategyKind::RollingUpdate,
+            surge_mode: false,
             max_unavailable: Some(1),
             max_surge: Some(0),
             budget_error: None,

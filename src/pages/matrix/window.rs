@@ -5,8 +5,7 @@
 //! same function serves the server render and the browser's live copy, so both agree.
 
 use super::query::MatrixQuery;
-use crate::components::state_look::state_index;
-use crate::domain::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, ResourceHealth};
+use crate::domain::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, ResourceHealth, StateCounts};
 use serde::{Deserialize, Serialize};
 
 /// Rows per page: enough to scan, few enough that 30 columns stay fast to render.
@@ -33,21 +32,15 @@ pub struct MatrixWindow {
     pub page: usize,
     /// Number of pages (at least 1).
     pub pages: usize,
-    /// Cells per state over the whole matrix, indexed like `state_look::ALL_STATES`.
-    pub state_counts: [usize; 8],
+    /// Cells per state over the whole matrix.
+    pub state_counts: StateCounts,
     /// Corrections made while cutting (e.g. a page past the end).
     pub notes: Vec<String>,
 }
 
 /// Counts cells per state over every row (legend figures).
-pub fn count_states(rows: &[NodeRow]) -> [usize; 8] {
-    let mut counts = [0usize; 8];
-    for row in rows {
-        for cell in &row.cells {
-            counts[state_index(*cell)] += 1;
-        }
-    }
-    counts
+pub fn count_states(rows: &[NodeRow]) -> StateCounts {
+    StateCounts::of(rows.iter().flat_map(|row| &row.cells))
 }
 
 /// Filters, sorts by node name and pages `snapshot` according to `query`.
@@ -208,8 +201,8 @@ mod tests {
         assert_eq!(w.pages, 100);
         assert_eq!(w.rows.len(), PAGE_SIZE);
         assert_eq!(w.rows[0].name, "node-00100");
-        assert_eq!(w.state_counts[state_index(CellState::Missing)], 500);
-        assert_eq!(w.state_counts[state_index(CellState::Excluded)], 5000);
+        assert_eq!(w.state_counts.get(CellState::Missing), 500);
+        assert_eq!(w.state_counts.get(CellState::Excluded), 5000);
         assert!(w.notes.is_empty());
     }
 

@@ -67,7 +67,7 @@ pub fn explain_cell_with(
 pub fn pod_summary(ds: &DaemonSetFacts, pod: &PodFacts, now: i64) -> PodSummary {
     PodSummary {
         name: pod.name.clone(),
-        phase: format!("{:?}", pod.phase),
+        phase: pod.phase,
         ready: pod.ready,
         updated: is_pod_updated(ds, pod),
         revision_hash: pod.revision_hash.clone(),

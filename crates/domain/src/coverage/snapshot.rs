@@ -6,7 +6,7 @@ use crate::rollout::{
     budget_in_use, compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot,
 };
 use crate::scheduling::DaemonPod;
-use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow};
+use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, StrategyKind};
 
 /// At most this many taints and labels are shown per row, each at most [`MAX_TEXT`] chars:
 /// the values come from the cluster and are shown to people (design: bounded).
@@ -99,19 +99,14 @@ pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> 
         .iter()
         .filter(|s| s.should_run && !s.gone && !s.pods.iter().any(|p| is_counted(p)))
         .count() as i64;
-    let (max_unavailable, max_surge, budget_error, in_use) = match &ds.strategy {
+    let (budget, budget_error, in_use) = match &ds.strategy {
         UpdateStrategy::RollingUpdate { .. } => {
             match resolve_budget(&ds.strategy, status.desired_number_scheduled) {
-                Ok(budget) => (
-                    Some(budget.max_unavailable),
-                    Some(budget.max_surge),
-                    None,
-                    budget_in_use(ds, slots, &budget, now),
-                ),
-                Err(e) => (None, None, Some(e.to_string()), 0),
+                Ok(budget) => (Some(budget), None, budget_in_use(ds, slots, &budget, now)),
+                Err(e) => (None, Some(e.to_string()), 0),
             }
         }
-        _ => (None, None, None, 0),
+        _ => (None, None, 0),
     };
     let verdict = kubectl_rollout_status(ds);
     DaemonSetColumn {
@@ -124,9 +119,10 @@ pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> 
         available: status.number_available,
         misscheduled: status.number_misscheduled,
         missing,
-        strategy: strategy_name(&ds.strategy),
-        max_unavailable,
-        max_surge,
+        strategy: strategy_kind(&ds.strategy),
+        max_unavailable: budget.map(|b| b.max_unavailable),
+        max_surge: budget.map(|b| b.max_surge),
+        surge_mode: budget.is_some_and(|b| b.surge_mode()),
         budget_error,
         budget_in_use: in_use,
         rollout_message: verdict.message,
@@ -135,12 +131,11 @@ pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> 
     }
 }
 
-/// `spec.updateStrategy.type` as Kubernetes spells it.
-pub fn strategy_name(strategy: &UpdateStrategy) -> String {
+/// `spec.updateStrategy.type` for the page; an unknown type's text is bounded in length.
+pub fn strategy_kind(strategy: &UpdateStrategy) -> StrategyKind {
     match strategy {
-        UpdateStrategy::RollingUpdate { .. } => "RollingUpdate".into(),
-        UpdateStrategy::OnDelete => "OnDelete".into(),
-        UpdateStrategy::Other(other) => bounded(other),
+        UpdateStrategy::Other(other) => StrategyKind::Other(bounded(other)),
+        known => StrategyKind::of(known),
     }
 }
 

@@ -71,7 +71,7 @@ fn column_summary_mirrors_status_budget_and_verdict() {
         col.budget_in_use, 1,
         "§d.3 the node without a pod uses the budget"
     );
-    assert_eq!(col.strategy, "RollingUpdate");
+    assert_eq!(col.strategy.as_str(), "RollingUpdate");
     assert_eq!(col.key, "kube-system/agent");
     assert_eq!(
         col.rollout_message,

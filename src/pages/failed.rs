@@ -1,0 +1,83 @@
+//! What a page shows when its object cannot be loaded, one look per [`DashboardError`]: a
+//! missing object answers 404 with the friendly page; refused, unavailable and malformed
+//! requests stay 200 with their own text and a `data-error` attribute naming the kind.
+//!
+//! Why apart: the DaemonSet page's view is long; this is the part tests and people tell apart.
+
+use crate::components::banner::TopBar;
+use crate::live_client::LiveHub;
+use crate::server_fns::DashboardError;
+use leptos::prelude::*;
+
+/// Why the DaemonSet cannot be shown: a missing one answers 404 with the friendly page;
+/// refused, unavailable and malformed requests stay 200 with their own text, as the node
+/// page's load errors do.
+#[component]
+pub fn DaemonSetFailed(key: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
+    let cluster =
+        Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string()));
+    let body = match &error {
+        DashboardError::NotFound { .. } => {
+            super::respond_not_found();
+            view! {
+                <p class="not-found" data-testid="ds-not-found" data-error="not-found">
+                    "No DaemonSet "<code>{key}</code>" in this cluster. "
+                    <a href="/">"Back to the matrix"</a>
+                </p>
+            }
+            .into_any()
+        }
+        other => {
+            let lead = match other {
+                DashboardError::Forbidden { .. } => "Not allowed to show DaemonSet ",
+                DashboardError::ClusterUnavailable { .. } => {
+                    "The cluster is not available to show DaemonSet "
+                }
+                _ => "Cannot show DaemonSet ",
+            };
+            view! {
+                <p class="not-found" data-testid="ds-error" data-error=other.code()>
+                    {lead}<code>{key}</code>": "{other.to_string()}" "
+                    <a href="/">"Back to the matrix"</a>
+                </p>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <TopBar cluster=cluster conn=hub.conn/>
+        <div class="content">{body}</div>
+    }
+}
+
+/// Why the node cannot be shown: a missing one answers 404 with the friendly page; a refused
+/// or unlisted node list, or an unreachable server, shows a banner saying which.
+#[component]
+pub fn NodeFailed(name: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
+    if error.is_not_found() {
+        super::respond_not_found();
+        return view! {
+            <TopBar cluster="cluster" conn=hub.conn/>
+            <div class="content">
+                <p class="not-found" data-testid="node-not-found" data-error="not-found">
+                    "No node "<code>{name}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
+                </p>
+            </div>
+        }
+        .into_any();
+    }
+    let lead = match &error {
+        DashboardError::Forbidden { .. } => "Not allowed to show the node: ",
+        DashboardError::ClusterUnavailable { .. } => {
+            "The cluster is not available to show the node: "
+        }
+        _ => "Cannot load the node: ",
+    };
+    view! {
+        <TopBar cluster="unknown cluster" conn=hub.conn/>
+        <div class="banner" role="alert" data-testid="node-error" data-error=error.code()>
+            {lead}{error.to_string()}
+        </div>
+    }
+    .into_any()
+}
