@@ -20,7 +20,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 
 .PHONY: help deps deps-apt deps-rust deps-npm deps-kubectl k8s build build-wasm build-server site \
-	run test test-rust test-e2e test-k8s lint fmt-check deps-check release release-wasm wasm-size bench fuzz fuzz-replay clean-site
+	run test test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench fuzz fuzz-replay clean-site
 
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
@@ -117,20 +117,14 @@ test: deps
 test-rust:
 	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr
 
-lint: fmt-check deps-check
+# Unused dependencies fail the build itself: every library has
+# #![cfg_attr(not(test), deny(unused_crate_dependencies))] (no tool to install).
+lint: fmt-check
 	cargo clippy --all-targets --features ssr -- -D warnings
 	cargo clippy -p daemonscope -p daemonscope-domain --lib --no-default-features --features daemonscope/hydrate -- -D warnings
 
 fmt-check:
 	cargo fmt --all -- --check
-
-# No dependency that no source names (cargo-machete reads every member's sources and
-# Cargo.toml). Installed from crates.io the first time: about 11 minutes on 2 busy cores.
-MACHETE_VERSION := 0.9.2
-deps-check:
-	@cargo machete --version 2>/dev/null | grep -qx '$(MACHETE_VERSION)' || \
-	  cargo install cargo-machete --locked --version $(MACHETE_VERSION)
-	cargo machete
 
 # Only the suites that run against Kubernetes' own control plane (tools/k8s): differential
 # (sim vs kube-controller-manager), RBAC and audit, the live path; then the Playwright live specs.

@@ -12,6 +12,7 @@
 //!   (`currentNumberScheduled == desiredNumberScheduled`), and until all of them are available
 //!   (`numberAvailable == desiredNumberScheduled`);
 //! - pods and events in the store, resident memory (VmRSS) before and after.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use daemonscope::sim::clock::SimClock;
 use daemonscope::sim::controller;

@@ -14,7 +14,15 @@
 //! `server_fns` holds every `#[server]` fn and the context they read (`server_fns::context`,
 //! provided by `web`); `live_client` (the browser's live store) needs only `domain::view` and
 //! the `CellState` its cells carry.
+// A dependency the library never names fails its build (rustc's lint; tests excluded, since
+// dev-dependencies are not its to judge).
+#![cfg_attr(not(test), deny(unused_crate_dependencies))]
 #![recursion_limit = "256"]
+
+// The binary's own dependency (src/main.rs parses its command line with it): Cargo has no
+// per-target dependencies, so the library names it to keep `unused_crate_dependencies` exact.
+#[cfg(feature = "ssr")]
+use clap as _;
 
 pub mod app;
 pub mod components;

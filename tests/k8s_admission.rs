@@ -5,6 +5,7 @@
 //! Why a differential test and not a table of expected answers: the table would be our
 //! reading of the API server; here the API server itself is the expectation, so a
 //! validation rule the sim gets wrong (or lacks) fails with both answers side by side.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
 #[path = "support/real_cluster.rs"]

@@ -1,6 +1,7 @@
 //! A 403 end to end: the simulated API server refuses pods the way kube-apiserver's RBAC
 //! does, and the dashboard (kube-rs watchers over HTTP) shows "cannot list pods: forbidden for
 //! user X" for pods while nodes and DaemonSets still sync and show (issue 5, Errors).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use daemonscope::cluster::{connect, watch, Live};
 use daemonscope::domain::view::ResourceHealth;

@@ -15,6 +15,7 @@
 //! Each test starts its own control plane (4 to 7 s on a 2-core machine, one start at a time:
 //! see `PORTS`) and tears it down when it ends, failed or not; the tests themselves run in
 //! parallel as `cargo test` schedules them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 #[path = "support/live.rs"]
 mod live;

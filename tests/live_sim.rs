@@ -6,6 +6,7 @@
 //! own objects (`domain::coverage::build_snapshot` over `cluster::convert` of the store).
 //! The proxy, the dashboard, the matrix computation and the waits are `support/live.rs`,
 //! shared with `live_k8s.rs` (the same tests against Kubernetes' own control plane).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 #[path = "support/live.rs"]
 mod live;

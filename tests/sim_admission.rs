@@ -1,5 +1,6 @@
 //! The simulated API server refuses what kube-apiserver refuses, with the same status code,
 //! reason and field path (issue 15 items 1 and 6).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
 use daemonscope::sim::{start_with, SimConfig, SimHandle};

@@ -1,6 +1,7 @@
 //! The simulated DaemonSet controller and kubelet against an in-process store on a fast clock:
 //! placement, reactions to node changes, rolling updates, surge, OnDelete, node deletion,
 //! blocked creations and the status block, each checked against the rule it mirrors.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
 use daemonscope::domain::facts::PodFacts;

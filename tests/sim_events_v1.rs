@@ -1,6 +1,7 @@
 //! events.k8s.io/v1 on the simulated API server: the stored core/v1 Events read through the
 //! newer group, as kube-apiserver serves them (kube-rs typed get/list/watch, discovery, and
 //! `kubectl get events.events.k8s.io -A` when a kubectl is available).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
 use daemonscope::sim::{start_with, SimConfig, SimHandle};

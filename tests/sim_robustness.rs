@@ -1,6 +1,7 @@
 //! The simulated cluster against input a real cluster accepts but that used to break the
 //! simulation (issue 15): extreme durations, and objects the controller must not act on.
 //! Each test names the reproduction it mirrors.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
 use daemonscope::edge::convert::pod_facts;

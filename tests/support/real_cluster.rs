@@ -4,6 +4,7 @@
 //! Why a shell script under a Rust guard: the Playwright specs start the same harness, so
 //! there is one way to run the reference cluster, and the guard makes sure a failing test
 //! never leaves its processes behind (only the PIDs the script started are stopped).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

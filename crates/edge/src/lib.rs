@@ -4,6 +4,9 @@
 //! Kubernetes objects, and the sim must not depend on the dashboard. Both depend on this crate
 //! and on `daemonscope-domain`, so a conversion, a manifest loader or a well-known name exists
 //! once. It does no network I/O; `files` is the one bounded reader for files a user names.
+// A dependency the library never names fails its build (rustc's lint; tests excluded, since
+// dev-dependencies are not its to judge).
+#![cfg_attr(not(test), deny(unused_crate_dependencies))]
 
 pub mod convert;
 pub mod files;

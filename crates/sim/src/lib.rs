@@ -4,6 +4,9 @@
 //!
 //! `start_in_process` serves it on a loopback port for the dashboard and tests;
 //! `run_standalone` is `daemonscope sim`.
+// A dependency the library never names fails its build (rustc's lint; tests excluded, since
+// dev-dependencies are not its to judge).
+#![cfg_attr(not(test), deny(unused_crate_dependencies))]
 pub mod api;
 pub mod audit;
 pub mod clock;

@@ -7,6 +7,9 @@
 //! [`Supervisor`]: a panic is logged with its message, the task is started again after a
 //! backoff (1 s doubling to 30 s, reset after a minute of running), and [`Supervisor::report`]
 //! lets `/readyz` say which task is down and how often each has restarted.
+// A dependency the library never names fails its build (rustc's lint; tests excluded, since
+// dev-dependencies are not its to judge).
+#![cfg_attr(not(test), deny(unused_crate_dependencies))]
 
 use std::collections::BTreeMap;
 use std::future::Future;
