@@ -8,7 +8,7 @@
 //! and values is `names`; this module only says where it applies.
 
 use super::names::{check_label_value, check_qualified_name};
-use super::{invalid, Invalid};
+use super::{field_error, invalid, FieldErrorType, Invalid};
 use crate::controller::{label_selector_matches, LabelSelectorFacts};
 use crate::facts::Labels;
 
@@ -56,11 +56,13 @@ pub fn validate_label_selector(selector: &LabelSelectorFacts, path: &str) -> Vec
     for (i, r) in selector.match_expressions.iter().enumerate() {
         let at = format!("{path}.matchExpressions[{i}]");
         match r.operator.as_str() {
-            "In" | "NotIn" if r.values.is_empty() => out.push(invalid(
+            "In" | "NotIn" if r.values.is_empty() => out.push(field_error(
+                FieldErrorType::Required,
                 format!("{at}.values"),
                 "Required value: must be specified when `operator` is 'In' or 'NotIn'",
             )),
-            "Exists" | "DoesNotExist" if !r.values.is_empty() => out.push(invalid(
+            "Exists" | "DoesNotExist" if !r.values.is_empty() => out.push(field_error(
+                FieldErrorType::Forbidden,
                 format!("{at}.values"),
                 "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
             )),
