@@ -60,12 +60,12 @@ pub struct Invalid {
 }
 
 /// A `field.Invalid` error.
-pub(crate) fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Invalid {
+pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Invalid {
     field_error(FieldErrorType::Invalid, field, rule)
 }
 
 /// A field error of `kind`; `rule` carries the API server's prefix ("Unsupported value: ...").
-pub(crate) fn field_error(
+pub fn field_error(
     kind: FieldErrorType,
     field: impl Into<String>,
     rule: impl Into<String>,

@@ -120,6 +120,9 @@ pub enum StoreError {
         kind: Kind,
         name: String,
         message: String,
+        /// The fields at fault, for the 422's `details.causes` (empty when the fault is the
+        /// stored bytes, not a field of the request).
+        causes: Vec<crate::domain::validation::Invalid>,
     },
     #[error("too old resource version: {requested} ({oldest})")]
     Gone { requested: u64, oldest: u64 },
@@ -181,6 +184,7 @@ impl StoredObject {
             kind: self.kind,
             name: self.facts.name.clone(),
             message: format!("stored object does not parse: {e}"),
+            causes: Vec::new(),
         })
     }
 }
@@ -450,6 +454,7 @@ impl Store {
                 "stored object does not decode as {}: {e}",
                 <K as SimObject>::KIND
             ),
+            causes: Vec::new(),
         })
     }
 
@@ -458,6 +463,7 @@ impl Store {
             kind: <K as SimObject>::KIND,
             name: obj.metadata().name.clone().unwrap_or_default(),
             message: format!("does not serialize: {e}"),
+            causes: Vec::new(),
         })
     }
 

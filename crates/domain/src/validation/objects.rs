@@ -7,7 +7,7 @@
 //! without end, issue 15), and the offline commands report the same rules. The syntax of keys
 //! and values is `names`; this module only says where it applies.
 
-use super::names::{check_label_value, check_qualified_name};
+use super::names::{check_label_value, check_qualified_name, dns_subdomain_errors};
 use super::{field_error, invalid, FieldErrorType, Invalid};
 use crate::controller::{label_selector_matches, LabelSelectorFacts};
 use crate::facts::Labels;
@@ -31,6 +31,19 @@ pub fn invalid_message(qualified_kind: &str, name: &str, fields: &[Invalid]) -> 
         many => format!("[{}]", many.join(", ")),
     };
     format!("{qualified_kind} {name:?} is invalid: {list}")
+}
+
+/// CV `ValidateObjectMeta` with `NameIsDNSSubdomain` (the name rule of DaemonSets, Nodes,
+/// Pods, Events and ControllerRevisions): one `metadata.name` error per message of
+/// `IsDNS1123Subdomain`. An empty name is the caller's (it may come from `generateName`).
+pub fn validate_subdomain_name(name: &str) -> Vec<Invalid> {
+    if name.is_empty() {
+        return Vec::new();
+    }
+    dns_subdomain_errors(name)
+        .into_iter()
+        .map(|e| invalid("metadata.name", format!("Invalid value: {name:?}: {e}")))
+        .collect()
 }
 
 /// metav1validation `ValidateLabels`: every key a qualified name, every value a label value;
@@ -155,6 +168,20 @@ mod tests {
             &labels(&[("app", "a"), ("tier", "x")]),
         );
         assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    #[test]
+    fn a_name_that_is_not_a_dns_subdomain_is_refused_at_metadata_name() {
+        // validation.go `ValidateObjectMeta` with `NameIsDNSSubdomain` (apps validation.go
+        // `ValidateDaemonSetName`, core `ValidateNodeName`).
+        let errs = validate_subdomain_name("Bad_Name");
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].field, "metadata.name");
+        assert!(errs[0]
+            .rule
+            .starts_with("Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
+        assert!(validate_subdomain_name("good-name.x").is_empty());
+        assert!(validate_subdomain_name("").is_empty());
     }
 
     #[test]
