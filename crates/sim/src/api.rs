@@ -309,7 +309,7 @@ mod readyz_tests {
         let _evictor = tasks.spawn("taint-eviction-controller", || async {
             panic!("overflow when adding duration to instant");
         });
-        let _kubelet = tasks.spawn("kubelet", || std::future::pending::<()>());
+        let _kubelet = tasks.spawn("kubelet", std::future::pending::<()>);
         tokio::time::sleep(Duration::from_millis(10)).await;
         let (ready, body) = readyz_report(&tasks.report());
         assert!(!ready);

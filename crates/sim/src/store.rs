@@ -121,8 +121,9 @@ pub enum StoreError {
         name: String,
         message: String,
         /// The fields at fault, for the 422's `details.causes` (empty when the fault is the
-        /// stored bytes, not a field of the request).
-        causes: Vec<crate::domain::validation::Invalid>,
+        /// stored bytes, not a field of the request). Boxed: every `Result` of the store
+        /// carries this error, so it stays small.
+        causes: Box<[crate::domain::validation::Invalid]>,
     },
     #[error("too old resource version: {requested} ({oldest})")]
     Gone { requested: u64, oldest: u64 },
@@ -184,7 +185,7 @@ impl StoredObject {
             kind: self.kind,
             name: self.facts.name.clone(),
             message: format!("stored object does not parse: {e}"),
-            causes: Vec::new(),
+            causes: Box::default(),
         })
     }
 }
@@ -454,7 +455,7 @@ impl Store {
                 "stored object does not decode as {}: {e}",
                 <K as SimObject>::KIND
             ),
-            causes: Vec::new(),
+            causes: Box::default(),
         })
     }
 
@@ -463,7 +464,7 @@ impl Store {
             kind: <K as SimObject>::KIND,
             name: obj.metadata().name.clone().unwrap_or_default(),
             message: format!("does not serialize: {e}"),
-            causes: Vec::new(),
+            causes: Box::default(),
         })
     }
 

@@ -86,7 +86,7 @@ fn fields_invalid(kind: Kind, name: &str, causes: Vec<Invalid>) -> StoreError {
         kind,
         name: name.to_string(),
         message,
-        causes,
+        causes: causes.into_boxed_slice(),
     }
 }
 
@@ -126,7 +126,7 @@ fn stamp_type(kind: Kind, obj: &mut Value, name: &str) -> Result<(), StoreError>
         kind,
         name: name.to_string(),
         message: "the object is not a JSON object".to_string(),
-        causes: Vec::new(),
+        causes: Box::default(),
     })?;
     if let Some(k) = root
         .get("kind")
@@ -167,7 +167,7 @@ fn finalize(kind: Kind, mut obj: Value, rv: u64) -> Result<StoredObject, StoreEr
         kind,
         name: facts.name.clone(),
         message: format!("does not serialize: {e}"),
-        causes: Vec::new(),
+        causes: Box::default(),
     })?;
     // to_vec grows by doubling: without this a 2 KB pod would hold up to 4 KB for its life.
     raw.shrink_to_fit();
