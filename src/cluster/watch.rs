@@ -298,7 +298,6 @@ pub fn spawn_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kube::core::Status;
 
     #[test]
     fn backoff_doubles_to_its_cap_and_resets_after_a_sync() {

@@ -7,10 +7,45 @@
 
 pub mod names;
 pub mod objects;
+pub mod taints;
+
+pub use taints::{validate_node_taints, validate_tolerations};
 
 use super::facts::*;
 use names::{check_dns_subdomain, check_label_value, check_qualified_name};
 use serde::{Deserialize, Serialize};
+
+/// Which kind of field error the API server reports (apimachinery `field.ErrorType`).
+///
+/// Why typed: kube-apiserver puts it in each `details.causes[].reason` of a 422, and clients
+/// (kubectl, controllers) branch on it, so the simulated API server must send the same one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum FieldErrorType {
+    /// `field.Invalid`: "Invalid value: ...".
+    #[default]
+    Invalid,
+    /// `field.NotSupported`: "Unsupported value: ...: supported values: ...".
+    NotSupported,
+    /// `field.Required`: "Required value: ...".
+    Required,
+    /// `field.Forbidden`: "Forbidden: ...".
+    Forbidden,
+    /// `field.Duplicate`: "Duplicate value: ...".
+    Duplicate,
+}
+
+impl FieldErrorType {
+    /// The `CauseType` string of a `details.causes[].reason` (apimachinery `field.ErrorType`).
+    pub fn cause_reason(self) -> &'static str {
+        match self {
+            FieldErrorType::Invalid => "FieldValueInvalid",
+            FieldErrorType::NotSupported => "FieldValueNotSupported",
+            FieldErrorType::Required => "FieldValueRequired",
+            FieldErrorType::Forbidden => "FieldValueForbidden",
+            FieldErrorType::Duplicate => "FieldValueDuplicate",
+        }
+    }
+}
 
 /// One field the API server would reject, and the rule it breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,86 +54,31 @@ pub struct Invalid {
     pub field: String,
     /// What is wrong, in the API server's words where it has them, with the rule's source.
     pub rule: String,
+    /// The kind of error, as `details.causes[].reason` names it (absent in older reports).
+    #[serde(default)]
+    pub kind: FieldErrorType,
 }
 
-fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Invalid {
+/// A `field.Invalid` error.
+pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Invalid {
+    field_error(FieldErrorType::Invalid, field, rule)
+}
+
+/// A field error of `kind`; `rule` carries the API server's prefix ("Unsupported value: ...").
+pub fn field_error(
+    kind: FieldErrorType,
+    field: impl Into<String>,
+    rule: impl Into<String>,
+) -> Invalid {
     Invalid {
         field: field.into(),
         rule: rule.into(),
+        kind,
     }
 }
 
 /// The path of a template's pod spec inside a DaemonSet.
 const POD_SPEC: &str = "spec.template.spec";
-
-/// CV `ValidateTolerations` (§i.2) with the comparison-operator gate at its default (off).
-pub fn validate_tolerations(tolerations: &[Toleration], path: &str) -> Vec<Invalid> {
-    let mut out = Vec::new();
-    for (i, t) in tolerations.iter().enumerate() {
-        let at = format!("{path}[{i}]");
-        if !t.key.is_empty() {
-            if let Err(e) = check_qualified_name(&t.key) {
-                out.push(invalid(
-                    format!("{at}.key"),
-                    format!("{e} (a toleration key is a qualified name)"),
-                ));
-            }
-        }
-        if t.key.is_empty() && t.operator != "Exists" {
-            out.push(invalid(
-                format!("{at}.operator"),
-                "operator must be Exists when `key` is empty, which means \"match all values and all keys\" \
-                 (the controller still matches it by value, §a.5)",
-            ));
-        }
-        if t.toleration_seconds.is_some() && t.effect != "NoExecute" {
-            out.push(invalid(
-                format!("{at}.effect"),
-                "effect must be 'NoExecute' when `tolerationSeconds` is set",
-            ));
-        }
-        match t.operator.as_str() {
-            "" | "Equal" => {
-                if let Err(e) = check_label_value(&t.value) {
-                    out.push(invalid(format!("{at}.operator"), format!("value {:?}: {e}", t.value)));
-                }
-            }
-            "Exists" => {
-                if !t.value.is_empty() {
-                    out.push(invalid(format!("{at}.operator"), "value must be empty when `operator` is 'Exists'"));
-                }
-            }
-            "Lt" | "Gt" => out.push(invalid(
-                format!("{at}.operator"),
-                format!(
-                    "operator {} is accepted only where the TaintTolerationComparisonOperators feature gate is \
-                     on (off by default); an object that already has it may keep it, but it tolerates nothing \
-                     (§a.5)",
-                    t.operator
-                ),
-            )),
-            other => out.push(invalid(
-                format!("{at}.operator"),
-                format!("Unsupported value: {other:?}: supported values: \"Equal\", \"Exists\""),
-            )),
-        }
-        if !t.effect.is_empty()
-            && !matches!(
-                t.effect.as_str(),
-                "NoSchedule" | "PreferNoSchedule" | "NoExecute"
-            )
-        {
-            out.push(invalid(
-                format!("{at}.effect"),
-                format!(
-                    "Unsupported value: {:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
-                    t.effect
-                ),
-            ));
-        }
-    }
-    out
-}
 
 /// CV `ValidateLabels` for `nodeSelector` (§i.2): keys are qualified names, values label values.
 pub fn validate_node_selector(selector: &Labels, path: &str) -> Vec<Invalid> {
@@ -133,7 +113,8 @@ fn validate_expression(r: &SelectorRequirement, at: &str) -> Vec<Invalid> {
             "must be specified single value when `operator` is 'Lt' or 'Gt'",
         )),
         "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
-        other => out.push(invalid(
+        other => out.push(field_error(
+            FieldErrorType::NotSupported,
             format!("{at}.operator"),
             format!(
                 "Unsupported value: {other:?}: supported values: \"DoesNotExist\", \"Exists\", \"Gt\", \"In\", \
@@ -164,7 +145,8 @@ fn validate_field(r: &SelectorRequirement, at: &str) -> Vec<Invalid> {
             "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
         )),
         "In" | "NotIn" => {}
-        other => out.push(invalid(
+        other => out.push(field_error(
+            FieldErrorType::NotSupported,
             format!("{at}.operator"),
             format!("Unsupported value: {other:?}: supported values: \"In\", \"NotIn\""),
         )),
@@ -195,7 +177,8 @@ pub fn validate_required_node_affinity(
     };
     let terms_path = format!("{path}.nodeSelectorTerms");
     if terms.is_empty() {
-        return vec![invalid(
+        return vec![field_error(
+            FieldErrorType::Required,
             terms_path,
             "Required value: must have at least one node selector term (as stored, it matches no node, §a.2)",
         )];
@@ -262,7 +245,8 @@ pub fn validate_update_strategy(strategy: &UpdateStrategy) -> Vec<Invalid> {
     const PATH: &str = "spec.updateStrategy";
     match strategy {
         UpdateStrategy::OnDelete => Vec::new(),
-        UpdateStrategy::Other(kind) => vec![invalid(
+        UpdateStrategy::Other(kind) => vec![field_error(
+            FieldErrorType::NotSupported,
             format!("{PATH}.type"),
             format!(
                 "Unsupported value: {kind:?}: supported values: \"RollingUpdate\", \"OnDelete\""
@@ -272,7 +256,8 @@ pub fn validate_update_strategy(strategy: &UpdateStrategy) -> Vec<Invalid> {
             rolling_update_block: false,
             ..
         } => {
-            vec![invalid(
+            vec![field_error(
+                FieldErrorType::Required,
                 format!("{PATH}.rollingUpdate"),
                 "Required value: type RollingUpdate needs a rollingUpdate block",
             )]
@@ -319,9 +304,30 @@ pub fn validate_template(template: &TemplateFacts) -> Vec<Invalid> {
     out
 }
 
-/// Every check of §i.2 for a DaemonSet: its template and its update strategy.
+/// apimachinery `ValidateNonnegativeField`, as AV `ValidateDaemonSetSpec` applies it to
+/// `spec.minReadySeconds`.
+///
+/// Why: a negative value is refused by the API server, so the simulated one must refuse it
+/// too; the rollout rules (§d) would otherwise count pods available at once.
+pub fn validate_nonnegative(value: i64, field: &str) -> Vec<Invalid> {
+    if value < 0 {
+        vec![invalid(
+            field,
+            format!("Invalid value: {value}: must be greater than or equal to 0"),
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Every check of §i.2 for a DaemonSet: its template, `minReadySeconds` and its update
+/// strategy.
 pub fn validate_daemonset(ds: &DaemonSetFacts) -> Vec<Invalid> {
     let mut out = validate_template(&ds.template);
+    out.extend(validate_nonnegative(
+        ds.min_ready_seconds,
+        "spec.minReadySeconds",
+    ));
     out.extend(validate_update_strategy(&ds.strategy));
     out
 }

@@ -121,6 +121,10 @@ pub enum StoreError {
         kind: Kind,
         name: String,
         message: String,
+        /// The fields at fault, for the 422's `details.causes` (empty when the fault is the
+        /// stored bytes, not a field of the request). Boxed: every `Result` of the store
+        /// carries this error, so it stays small.
+        causes: Box<[crate::domain::validation::Invalid]>,
     },
     #[error("too old resource version: {requested} ({oldest})")]
     Gone { requested: u64, oldest: u64 },
@@ -182,6 +186,7 @@ impl StoredObject {
             kind: self.kind,
             name: self.facts.name.clone(),
             message: format!("stored object does not parse: {e}"),
+            causes: Box::default(),
         })
     }
 }

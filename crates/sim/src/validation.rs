@@ -8,24 +8,39 @@
 
 use crate::api::status::ApiError;
 use crate::domain::validation::objects::{
-    invalid_message, validate_daemonset_selector, validate_labels,
+    invalid_message, validate_daemonset_selector, validate_labels, validate_subdomain_name,
 };
-use crate::domain::validation::{validate_update_strategy, Invalid};
-use crate::edge::convert::{daemonset_facts, label_selector_facts};
+use crate::domain::validation::{
+    validate_node_taints, validate_nonnegative, validate_tolerations, validate_update_strategy,
+    Invalid,
+};
+use crate::edge::convert::{daemonset_facts, label_selector_facts, node_facts};
 use crate::store::Kind;
 use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::Node;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// Every field of `obj` (a `kind`, already decoded once by the caller) the API server would
-/// refuse on create or update: labels of any kind, and a DaemonSet's selector, template labels
-/// and update strategy. An object that does not decode is left to the caller's decoding error.
+/// refuse on create or update: the name and labels of any kind, a DaemonSet's selector,
+/// template labels, tolerations, `minReadySeconds` and update strategy, and a Node's taints.
+/// An object that does not decode is left to the caller's decoding error.
 pub fn invalid_fields(kind: Kind, obj: &Value) -> Vec<Invalid> {
+    let mut out = Vec::new();
+    // `ValidateObjectMeta` comes first. A Namespace's name is a DNS label, checked by the
+    // store; an empty name is the store's too (it may come from `generateName`).
+    if kind != Kind::Namespace {
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        out.extend(validate_subdomain_name(name));
+    }
     let labels: BTreeMap<String, String> = obj
         .pointer("/metadata/labels")
         .and_then(|l| serde_json::from_value(l.clone()).ok())
         .unwrap_or_default();
-    let mut out = validate_labels(&labels, "metadata.labels");
+    out.extend(validate_labels(&labels, "metadata.labels"));
     // A DaemonSet without any spec is the caller's "spec: missing" (the API's decoding fills
     // in an empty one, whose empty selector is then refused here).
     if kind == Kind::DaemonSet && obj.get("spec").is_some_and(Value::is_object) {
@@ -42,8 +57,29 @@ pub fn invalid_fields(kind: Kind, obj: &Value) -> Vec<Invalid> {
                 &template_labels,
             ));
             if let Ok(facts) = daemonset_facts(&ds) {
+                // AV `ValidateDaemonSetSpec` order: the template, then minReadySeconds.
+                out.extend(validate_tolerations(
+                    &facts.template.tolerations,
+                    "spec.template.spec.tolerations",
+                ));
+                out.extend(validate_nonnegative(
+                    facts.min_ready_seconds,
+                    "spec.minReadySeconds",
+                ));
                 out.extend(validate_update_strategy(&facts.strategy));
             }
+        }
+    }
+    if kind == Kind::Node {
+        if let Ok(node) = serde_json::from_value::<Node>(obj.clone()) {
+            // kube-apiserver's own quirk, copied on purpose: `ValidateNode` (core
+            // validation.go) validates `spec.taints` under
+            // `field.NewPath("metadata").Child("taints")`, so the 422 names
+            // `metadata.taints[i]...` and clients match on that path.
+            out.extend(validate_node_taints(
+                &node_facts(&node).taints,
+                "metadata.taints",
+            ));
         }
     }
     out
@@ -60,7 +96,7 @@ pub fn invalid_error(kind: Kind, name: &str, fields: &[Invalid]) -> ApiError {
     let mut error = ApiError::invalid(kind, name, message);
     let causes: Vec<Value> = fields
         .iter()
-        .map(|i| json!({"reason": "FieldValueInvalid", "message": i.rule, "field": i.field}))
+        .map(|i| json!({"reason": i.kind.cause_reason(), "message": i.rule, "field": i.field}))
         .collect();
     if let Some(details) = error.details.as_mut().and_then(Value::as_object_mut) {
         details.insert("causes".into(), json!(causes));

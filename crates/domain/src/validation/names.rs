@@ -131,6 +131,114 @@ pub fn check_qualified_name(s: &str) -> Result<(), NameError> {
     Ok(())
 }
 
+/// apimachinery `content.RegexError` with its examples, word for word (the doubled space
+/// after each example's comma is the API server's).
+fn regex_error(message: &str, regex: &str, examples: &[&str]) -> String {
+    let listed: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
+    format!(
+        "{message} (e.g. {}regex used for validation is '{regex}')",
+        listed.join(" or ")
+    )
+}
+
+/// The regex of a label key's name part (`labelKeyFmt`).
+const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+/// The message of a label key's name part (`labelKeyErrMsg`).
+const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and \
+                             must start and end with an alphanumeric character";
+/// The regex of a DNS-1123 subdomain (`dns1123SubdomainFmt`).
+const SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+/// apimachinery `content.IsDNS1123Subdomain` with every message, as `ValidateObjectMeta`
+/// reports them for `metadata.name` (one field error each).
+///
+/// Why beside `check_dns_subdomain`: the simulated API server sends these exact words in a
+/// 422; the offline reports keep the shorter single message.
+pub fn dns_subdomain_errors(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.len() > MAX_SUBDOMAIN_LEN {
+        out.push(format!("must be no more than {MAX_SUBDOMAIN_LEN} bytes"));
+    }
+    if !subdomain_shaped(s) {
+        out.push(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
+             '-' or '.', and must start and end with an alphanumeric character",
+            SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    out
+}
+
+/// The regex of `dns1123SubdomainFmt`, whatever the length.
+fn subdomain_shaped(s: &str) -> bool {
+    s.split('.').all(|p| {
+        let b = p.as_bytes();
+        match (b.first(), b.last()) {
+            (Some(f), Some(l)) => {
+                (f.is_ascii_lowercase() || f.is_ascii_digit())
+                    && (l.is_ascii_lowercase() || l.is_ascii_digit())
+                    && b.iter()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            }
+            _ => false,
+        }
+    })
+}
+
+/// apimachinery `content.IsLabelKey` (alias `IsQualifiedName`) with every message, in its
+/// order: `ValidateLabelName` turns each into one field error, so an empty taint key gets two
+/// ("must be non-empty" and the regex), as kube-apiserver answers.
+pub fn qualified_name_errors(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let parts: Vec<&str> = s.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                out.push("prefix part must be non-empty".to_string());
+            } else {
+                out.extend(
+                    dns_subdomain_errors(prefix)
+                        .into_iter()
+                        .map(|e| format!("prefix part {e}")),
+                );
+            }
+            *name
+        }
+        _ => {
+            out.push(format!(
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. \
+                 'example.com/MyName')",
+                regex_error(
+                    LABEL_KEY_MSG,
+                    LABEL_KEY_FMT,
+                    &["MyName", "my.name", "123-abc"]
+                )
+            ));
+            return out;
+        }
+    };
+    if name.is_empty() {
+        out.push("name part must be non-empty".to_string());
+    } else if name.len() > MAX_NAME_LEN {
+        out.push(format!(
+            "name part must be no more than {MAX_NAME_LEN} bytes"
+        ));
+    }
+    if !is_name_shaped(name) {
+        out.push(format!(
+            "name part {}",
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
+        ));
+    }
+    out
+}
+
 /// `IsValidLabelValue`: empty, or at most 63 characters shaped like a name.
 pub fn check_label_value(s: &str) -> Result<(), NameError> {
     if s.is_empty() {
@@ -220,5 +328,38 @@ mod tests {
                 "subdomain {input:?}"
             );
         }
+    }
+
+    #[test]
+    fn exact_messages_follow_content_is_label_key_and_is_dns1123_subdomain() {
+        // apimachinery pkg/api/validate/content/kube.go `IsLabelKey` and dns.go
+        // `IsDNS1123Subdomain`: every message, in order, with `RegexError`'s examples.
+        assert!(qualified_name_errors("kubernetes.io/hostname").is_empty());
+        assert_eq!(qualified_name_errors("").len(), 2);
+        assert_eq!(qualified_name_errors("")[0], "name part must be non-empty");
+        assert_eq!(
+            qualified_name_errors("bad key"),
+            vec![
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must \
+                  start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  \
+                  or '123-abc', regex used for validation is \
+                  '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+            ]
+        );
+        assert_eq!(
+            qualified_name_errors("/x"),
+            vec!["prefix part must be non-empty"]
+        );
+        assert!(dns_subdomain_errors("node-1.example").is_empty());
+        assert_eq!(
+            dns_subdomain_errors("Bad_Name"),
+            vec![
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric \
+                  characters, '-' or '.', and must start and end with an alphanumeric character \
+                  (e.g. 'example.com', regex used for validation is \
+                  '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+            ]
+        );
+        assert_eq!(dns_subdomain_errors(&"a".repeat(254)).len(), 1);
     }
 }

@@ -7,8 +7,8 @@
 //! without end, issue 15), and the offline commands report the same rules. The syntax of keys
 //! and values is `names`; this module only says where it applies.
 
-use super::names::{check_label_value, check_qualified_name};
-use super::{invalid, Invalid};
+use super::names::{check_label_value, check_qualified_name, dns_subdomain_errors};
+use super::{field_error, invalid, FieldErrorType, Invalid};
 use crate::controller::{label_selector_matches, LabelSelectorFacts};
 use crate::facts::Labels;
 
@@ -31,6 +31,19 @@ pub fn invalid_message(qualified_kind: &str, name: &str, fields: &[Invalid]) -> 
         many => format!("[{}]", many.join(", ")),
     };
     format!("{qualified_kind} {name:?} is invalid: {list}")
+}
+
+/// CV `ValidateObjectMeta` with `NameIsDNSSubdomain` (the name rule of DaemonSets, Nodes,
+/// Pods, Events and ControllerRevisions): one `metadata.name` error per message of
+/// `IsDNS1123Subdomain`. An empty name is the caller's (it may come from `generateName`).
+pub fn validate_subdomain_name(name: &str) -> Vec<Invalid> {
+    if name.is_empty() {
+        return Vec::new();
+    }
+    dns_subdomain_errors(name)
+        .into_iter()
+        .map(|e| invalid("metadata.name", format!("Invalid value: {name:?}: {e}")))
+        .collect()
 }
 
 /// metav1validation `ValidateLabels`: every key a qualified name, every value a label value;
@@ -56,11 +69,13 @@ pub fn validate_label_selector(selector: &LabelSelectorFacts, path: &str) -> Vec
     for (i, r) in selector.match_expressions.iter().enumerate() {
         let at = format!("{path}.matchExpressions[{i}]");
         match r.operator.as_str() {
-            "In" | "NotIn" if r.values.is_empty() => out.push(invalid(
+            "In" | "NotIn" if r.values.is_empty() => out.push(field_error(
+                FieldErrorType::Required,
                 format!("{at}.values"),
                 "Required value: must be specified when `operator` is 'In' or 'NotIn'",
             )),
-            "Exists" | "DoesNotExist" if !r.values.is_empty() => out.push(invalid(
+            "Exists" | "DoesNotExist" if !r.values.is_empty() => out.push(field_error(
+                FieldErrorType::Forbidden,
                 format!("{at}.values"),
                 "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
             )),
@@ -147,6 +162,20 @@ mod tests {
             &labels(&[("app", "a"), ("tier", "x")]),
         );
         assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    #[test]
+    fn a_name_that_is_not_a_dns_subdomain_is_refused_at_metadata_name() {
+        // validation.go `ValidateObjectMeta` with `NameIsDNSSubdomain` (apps validation.go
+        // `ValidateDaemonSetName`, core `ValidateNodeName`).
+        let errs = validate_subdomain_name("Bad_Name");
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].field, "metadata.name");
+        assert!(errs[0]
+            .rule
+            .starts_with("Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
+        assert!(validate_subdomain_name("good-name.x").is_empty());
+        assert!(validate_subdomain_name("").is_empty());
     }
 
     #[test]

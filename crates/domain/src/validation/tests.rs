@@ -344,3 +344,15 @@ fn a_daemonset_collects_template_and_strategy_findings() {
     );
     assert!(found.iter().all(|f| !f.rule.is_empty()));
 }
+
+#[test]
+fn negative_min_ready_seconds_is_refused_d1() {
+    // AV validation.go `ValidateDaemonSetSpec` → `ValidateNonnegativeField(minReadySeconds)`.
+    let found = validate_nonnegative(-1, "spec.minReadySeconds");
+    assert_eq!(fields(&found), vec!["spec.minReadySeconds"]);
+    assert_eq!(
+        found[0].rule,
+        "Invalid value: -1: must be greater than or equal to 0"
+    );
+    assert!(validate_nonnegative(0, "spec.minReadySeconds").is_empty());
+}

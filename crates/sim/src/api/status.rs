@@ -125,11 +125,18 @@ impl From<StoreError> for ApiError {
                 kind,
                 name,
                 message,
-            } => ApiError::invalid(
-                kind,
-                &name,
-                format!("{kind} {name:?} is invalid: {message}"),
-            ),
+                causes,
+            } => {
+                if causes.is_empty() {
+                    ApiError::invalid(
+                        kind,
+                        &name,
+                        format!("{kind} {name:?} is invalid: {message}"),
+                    )
+                } else {
+                    crate::validation::invalid_error(kind, &name, &causes)
+                }
+            }
             StoreError::Gone { .. } => ApiError::expired(message),
         }
     }

@@ -3,7 +3,7 @@
 //! (kubectl's default for create and apply), unknown fields, with the server's messages.
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::ApiError;
 use crate::store::Kind;
@@ -42,8 +42,57 @@ pub fn unknown_fields(input: &Value, known: &Value, path: &str, out: &mut Vec<St
     }
 }
 
-/// Decode `input` as `kind`; returns the normalized object (unknown fields dropped).
-pub fn normalize(kind: Kind, input: &Value, strict: bool) -> Result<Value, ApiError> {
+/// The `fieldValidation` directive of a write (metav1 `FieldValidationIgnore/Warn/Strict`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// Unknown fields are dropped silently.
+    Ignore,
+    /// Unknown fields are dropped, each named in a `Warning` header (the default).
+    Warn,
+    /// Unknown fields make the write a 400.
+    Strict,
+}
+
+impl FieldValidation {
+    /// The directive of `value`, the `fieldValidation` query parameter of a write whose
+    /// options type is `options_kind` (`CreateOptions`, `UpdateOptions`, `PatchOptions`).
+    ///
+    /// Why a 422 for an unknown directive: metav1 validation `ValidateFieldValidation`
+    /// refuses it before the body is read (apiserver handlers create.go, update.go,
+    /// patch.go), with `errors.NewInvalid` on the options kind; a missing or empty one means
+    /// Warn (handlers rest.go `fieldValidation`).
+    pub fn parse(value: Option<&str>, options_kind: &str) -> Result<FieldValidation, ApiError> {
+        match value.unwrap_or("") {
+            "" | "Warn" => Ok(FieldValidation::Warn),
+            "Ignore" => Ok(FieldValidation::Ignore),
+            "Strict" => Ok(FieldValidation::Strict),
+            other => {
+                let rule = format!(
+                    "Unsupported value: {other:?}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+                );
+                Err(ApiError {
+                    code: 422,
+                    reason: "Invalid",
+                    message: format!(
+                        "{options_kind}.meta.k8s.io \"\" is invalid: fieldValidation: {rule}"
+                    ),
+                    details: Some(json!({"group": "meta.k8s.io", "kind": options_kind,
+                        "causes": [{"reason": "FieldValueNotSupported", "message": rule,
+                            "field": "fieldValidation"}]})),
+                })
+            }
+        }
+    }
+}
+
+/// Decode `input` as `kind`; returns the normalized object (unknown fields dropped) and, with
+/// `Warn`, one warning per unknown field (`unknown field "spec.x"`, the strict decoder's words
+/// that kube-apiserver sends as `Warning` headers).
+pub fn normalize(
+    kind: Kind,
+    input: &Value,
+    directive: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
     let result = match kind {
         Kind::Namespace => roundtrip::<Namespace>(input),
         Kind::Node => roundtrip::<Node>(input),
@@ -57,21 +106,22 @@ pub fn normalize(kind: Kind, input: &Value, strict: bool) -> Result<Value, ApiEr
         k = kind.kind_name()
     );
     let known = result.map_err(|e| ApiError::bad_request(format!("{prefix}: {e}")))?;
-    if strict {
-        let mut unknown = Vec::new();
-        unknown_fields(input, &known, "", &mut unknown);
-        if !unknown.is_empty() {
-            let list: Vec<String> = unknown
-                .iter()
-                .map(|f| format!("unknown field {f:?}"))
-                .collect();
-            return Err(ApiError::bad_request(format!(
-                "{prefix}: strict decoding error: {}",
-                list.join(", ")
-            )));
-        }
+    if directive == FieldValidation::Ignore {
+        return Ok((known, Vec::new()));
     }
-    Ok(known)
+    let mut unknown = Vec::new();
+    unknown_fields(input, &known, "", &mut unknown);
+    let list: Vec<String> = unknown
+        .iter()
+        .map(|f| format!("unknown field {f:?}"))
+        .collect();
+    if directive == FieldValidation::Strict && !list.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "{prefix}: strict decoding error: {}",
+            list.join(", ")
+        )));
+    }
+    Ok((known, list))
 }
 
 #[cfg(test)]
@@ -83,7 +133,7 @@ mod tests {
     fn strict_decoding_names_each_unknown_field_with_its_path() {
         let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "x"},
             "spec": {"bogusField": 1, "selector": {}, "template": {"spec": {"containers": [{"name": "c", "imagex": "i"}]}}}});
-        let err = normalize(Kind::DaemonSet, &ds, true)
+        let err = normalize(Kind::DaemonSet, &ds, FieldValidation::Strict)
             .err()
             .map(|e| e.message)
             .unwrap_or_default();
@@ -92,14 +142,35 @@ mod tests {
             err.contains("unknown field \"spec.template.spec.containers[0].imagex\""),
             "{err}"
         );
-        assert!(normalize(Kind::DaemonSet, &ds, false).is_ok());
+        let (_, warnings) = normalize(Kind::DaemonSet, &ds, FieldValidation::Warn).expect("warned");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        let (_, silent) = normalize(Kind::DaemonSet, &ds, FieldValidation::Ignore).expect("ok");
+        assert!(silent.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_directive_is_a_422_on_the_options_kind() {
+        // apimachinery meta/v1/validation `ValidateFieldValidation` via `ValidateCreateOptions`.
+        let err = FieldValidation::parse(Some("Sometimes"), "CreateOptions").expect_err("422");
+        assert_eq!((err.code, err.reason), (422, "Invalid"));
+        assert_eq!(
+            err.message,
+            "CreateOptions.meta.k8s.io \"\" is invalid: fieldValidation: Unsupported value: \
+             \"Sometimes\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+        );
+        assert_eq!(
+            FieldValidation::parse(None, "PatchOptions").ok(),
+            Some(FieldValidation::Warn)
+        );
     }
 
     #[test]
     fn wrong_types_are_a_bad_request_even_without_strict_validation() {
         let node = json!({"metadata": {"name": "n"}, "spec": {"unschedulable": "yes"}});
         assert_eq!(
-            normalize(Kind::Node, &node, false).err().map(|e| e.code),
+            normalize(Kind::Node, &node, FieldValidation::Ignore)
+                .err()
+                .map(|e| e.code),
             Some(400)
         );
     }

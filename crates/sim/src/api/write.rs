@@ -2,11 +2,12 @@
 //! against the URL, patch application with retry on concurrent writes, and the responses
 //! (201 on create, the object or a Success Status on delete) kubectl expects.
 use axum::body::Bytes;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
 
 use super::read::Selection;
+use super::validate::FieldValidation;
 use super::{json_response, patch, protobuf, validate, ApiError, ApiState, Params, ResourcePath};
 use crate::store::{DeleteOptions, DeleteOutcome, Kind, StoreError, UpdateTarget};
 
@@ -22,8 +23,25 @@ fn parse_body(kind: Kind, body: &Bytes) -> Result<Value, ApiError> {
     Ok(v)
 }
 
-fn strict(params: &Params) -> bool {
-    params.field_validation.as_deref() == Some("Strict")
+/// The write's `fieldValidation` directive; `options_kind` names its options type in the 422.
+fn directive(params: &Params, options_kind: &str) -> Result<FieldValidation, ApiError> {
+    FieldValidation::parse(params.field_validation.as_deref(), options_kind)
+}
+
+/// `response` with one `Warning: 299 - "text"` header per warning, as kube-apiserver sends
+/// them (apimachinery `net.NewWarningHeader`: agent `-`, text quoted with `"` and `\`
+/// escaped). A text a header cannot carry is dropped, as the API server drops it.
+fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
+    for text in warnings {
+        if text.chars().any(char::is_control) {
+            continue;
+        }
+        let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(value) = HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
+            response.headers_mut().append(header::WARNING, value);
+        }
+    }
+    response
 }
 
 /// Fill the namespace from the URL, or reject a body that names another one.
@@ -85,6 +103,7 @@ pub fn create(
     content_type: &str,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    let directive = directive(params, "CreateOptions")?;
     let mut obj = if content_type.starts_with("application/vnd.kubernetes.protobuf") {
         if rp.kind != Kind::Namespace {
             return Err(ApiError::unsupported_media_type(content_type));
@@ -95,14 +114,16 @@ pub fn create(
         parse_body(rp.kind, body)?
     };
     check_namespace(rp, &mut obj)?;
-    let mut obj = validate::normalize(rp.kind, &obj, strict(params))?;
+    let (mut obj, warnings) = validate::normalize(rp.kind, &obj, directive)?;
     super::admission::admit_create(rp.kind, &mut obj);
     crate::validation::check(rp.kind, &obj)?;
     if params.dry_run {
-        return Ok(json_response(StatusCode::CREATED, obj.to_string()));
+        let response = json_response(StatusCode::CREATED, obj.to_string());
+        return Ok(with_warnings(response, &warnings));
     }
     let stored = state.store.create_value(rp.kind, obj, false)?;
-    Ok(json_response(StatusCode::CREATED, stored.raw.clone()))
+    let response = json_response(StatusCode::CREATED, stored.raw.clone());
+    Ok(with_warnings(response, &warnings))
 }
 
 /// PUT: replace the object or its status.
@@ -112,18 +133,21 @@ pub fn update(
     params: &Params,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    let directive = directive(params, "UpdateOptions")?;
     let mut obj = parse_body(rp.kind, body)?;
     check_namespace(rp, &mut obj)?;
     check_name(rp, &obj)?;
-    let obj = validate::normalize(rp.kind, &obj, strict(params))?;
+    let (obj, warnings) = validate::normalize(rp.kind, &obj, directive)?;
     if target(rp) == UpdateTarget::Object {
         crate::validation::check(rp.kind, &obj)?;
     }
     if params.dry_run {
-        return Ok(json_response(StatusCode::OK, obj.to_string()));
+        let response = json_response(StatusCode::OK, obj.to_string());
+        return Ok(with_warnings(response, &warnings));
     }
     let stored = state.store.update_value(rp.kind, obj, target(rp))?;
-    Ok(json_response(StatusCode::OK, stored.raw.clone()))
+    let response = json_response(StatusCode::OK, stored.raw.clone());
+    Ok(with_warnings(response, &warnings))
 }
 
 /// PATCH with any of the three patch types; retried when another write lands in between.
@@ -134,6 +158,7 @@ pub fn patch(
     content_type: &str,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    let directive = directive(params, "PatchOptions")?;
     let media = content_type.split(';').next().unwrap_or("").trim();
     if !matches!(
         media,
@@ -197,15 +222,19 @@ pub fn patch(
                 meta.insert("resourceVersion".into(), json!(current_rv));
             }
         }
-        let obj = validate::normalize(rp.kind, &doc, strict(params))?;
+        let (obj, warnings) = validate::normalize(rp.kind, &doc, directive)?;
         if target(rp) == UpdateTarget::Object {
             crate::validation::check(rp.kind, &obj)?;
         }
         if params.dry_run {
-            return Ok(json_response(StatusCode::OK, obj.to_string()));
+            let response = json_response(StatusCode::OK, obj.to_string());
+            return Ok(with_warnings(response, &warnings));
         }
         match state.store.update_value(rp.kind, obj, target(rp)) {
-            Ok(stored) => return Ok(json_response(StatusCode::OK, stored.raw.clone())),
+            Ok(stored) => {
+                let response = json_response(StatusCode::OK, stored.raw.clone());
+                return Ok(with_warnings(response, &warnings));
+            }
             Err(StoreError::Conflict { .. }) if precondition_is_ours => continue,
             Err(e) => return Err(e.into()),
         }

@@ -15,6 +15,7 @@ impl Store {
                 "stored object does not decode as {}: {e}",
                 <K as SimObject>::KIND
             ),
+            causes: Box::default(),
         })
     }
 
@@ -23,6 +24,7 @@ impl Store {
             kind: <K as SimObject>::KIND,
             name: obj.metadata().name.clone().unwrap_or_default(),
             message: format!("does not serialize: {e}"),
+            causes: Box::default(),
         })
     }
 
