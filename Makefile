@@ -19,7 +19,7 @@ export PATH := $(HOME)/.cargo/bin:$(TOOLS)/bin:$(PATH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 
-.PHONY: help deps deps-apt deps-rust deps-npm deps-kubectl k8s build build-wasm build-server site \
+.PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s build build-wasm wasm-compile build-server site \
 	run test test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench fuzz fuzz-replay clean-site
 
 help:
@@ -40,8 +40,13 @@ deps-apt:
 	@case "$$(dpkg-query -W -f='$${Version}' rustc-web)" in 1.9[6-9]*|1.[1-9][0-9][0-9]*) ;; \
 	  *) echo "rustc-web must be >= 1.96 (bookworm-security); got $$(dpkg-query -W -f='$${Version}' rustc-web)"; exit 1;; esac
 
-deps-rust:
+deps-rust: deps-toolchain deps-wasm-bindgen
+
+deps-toolchain:
 	@rustup toolchain list | grep -q '^debian-web' || rustup toolchain link debian-web /usr
+
+# A release build of wasm-bindgen-cli (~7 min cold): `make test` runs it beside the other builds.
+deps-wasm-bindgen:
 	@wasm-bindgen --version 2>/dev/null | grep -qx 'wasm-bindgen $(WASM_BINDGEN_VERSION)' || \
 	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 
@@ -87,11 +92,13 @@ k8s:
 build: build-wasm build-server site
 
 # `+`: cargo takes its jobs from make's jobserver when `make test` runs the builds side by side.
-build-wasm:
-	+$(WASM_ENV) cargo build $(WASM_FLAGS)
+build-wasm: wasm-compile deps-wasm-bindgen
 	@mkdir -p $(PKG)
 	wasm-bindgen --target web --no-typescript --out-dir $(PKG) --out-name daemonscope \
 	  $(FRONT)/wasm32-unknown-unknown/debug/daemonscope.wasm
+
+wasm-compile: deps-toolchain
+	+$(WASM_ENV) cargo build $(WASM_FLAGS)
 
 build-server:
 	+cargo build --features ssr --bin daemonscope --example replay
@@ -107,10 +114,11 @@ run: deps-apt deps-rust build
 
 ## ---- test ----
 
-# The Go build of the control plane and the two Rust builds run side by side: each has long
-# single-threaded stretches (linking, the biggest crates) that the others fill on 2 cores.
-test: deps
-	$(MAKE) -j3 k8s build
+# The Go build of the control plane, the two Rust builds and the wasm-bindgen install run side
+# by side: each has long single-threaded stretches (linking, the biggest crates) that the others
+# fill on 2 cores.
+test: deps-apt deps-toolchain deps-npm deps-kubectl
+	$(MAKE) -j4 k8s build
 	$(MAKE) test-rust lint test-e2e
 	@echo "all tests passed"
 

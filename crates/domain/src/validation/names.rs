@@ -84,19 +84,7 @@ pub fn check_dns_subdomain(s: &str) -> Result<(), NameError> {
             max: MAX_SUBDOMAIN_LEN,
         });
     }
-    let part_ok = |p: &str| {
-        let b = p.as_bytes();
-        match (b.first(), b.last()) {
-            (Some(f), Some(l)) => {
-                (f.is_ascii_lowercase() || f.is_ascii_digit())
-                    && (l.is_ascii_lowercase() || l.is_ascii_digit())
-                    && b.iter()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-            }
-            _ => false,
-        }
-    };
-    if s.split('.').all(part_ok) {
+    if subdomain_shaped(s) {
         Ok(())
     } else {
         Err(NameError::NotSubdomain)

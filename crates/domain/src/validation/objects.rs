@@ -22,15 +22,23 @@ fn go_map(labels: &Labels) -> String {
 /// `Kind.group "name" is invalid: field: detail`, several in brackets. `qualified_kind` is
 /// `DaemonSet.apps` for a grouped kind, `Node` for the core group.
 pub fn invalid_message(qualified_kind: &str, name: &str, fields: &[Invalid]) -> String {
+    format!(
+        "{qualified_kind} {name:?} is invalid: {}",
+        field_list(fields)
+    )
+}
+
+/// `field: detail` for one field, `[a: x, b: y]` for several: how `errors.NewInvalid`
+/// aggregates field errors after the object's name.
+pub fn field_list(fields: &[Invalid]) -> String {
     let each: Vec<String> = fields
         .iter()
         .map(|i| format!("{}: {}", i.field, i.rule))
         .collect();
-    let list = match each.as_slice() {
+    match each.as_slice() {
         [one] => one.clone(),
         many => format!("[{}]", many.join(", ")),
-    };
-    format!("{qualified_kind} {name:?} is invalid: {list}")
+    }
 }
 
 /// CV `ValidateObjectMeta` with `NameIsDNSSubdomain` (the name rule of DaemonSets, Nodes,

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 mod delete;
 pub use delete::{DeleteOptions, DeleteOutcome};
 
-use crate::domain::validation::objects::validate_subdomain_name;
+use crate::domain::validation::objects::{field_list, validate_subdomain_name};
 use crate::domain::validation::{field_error, invalid, FieldErrorType, Invalid};
 
 use super::{
@@ -52,25 +52,16 @@ fn new_uid() -> String {
     )
 }
 
-/// A DNS subdomain, as names of nodes, pods, DaemonSets and namespaces must be.
 /// A 422 for the fields in `causes`, its message in the API server's `field: detail` form
 /// (several in brackets, as `errors.NewInvalid` aggregates them).
 ///
 /// Why with causes: kube-apiserver names each field in `details.causes`, and clients (kubectl,
 /// the differential admission test) read the field from there, not from the message.
 fn fields_invalid(kind: Kind, name: &str, causes: Vec<Invalid>) -> StoreError {
-    let each: Vec<String> = causes
-        .iter()
-        .map(|c| format!("{}: {}", c.field, c.rule))
-        .collect();
-    let message = match each.as_slice() {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    };
     StoreError::Invalid {
         kind,
         name: name.to_string(),
-        message,
+        message: field_list(&causes),
         causes: causes.into_boxed_slice(),
     }
 }
