@@ -56,6 +56,14 @@ pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, Dashboa
     Ok(context::live()?.detail(&daemonset)?)
 }
 
+/// For each DaemonSet that should not run on the node, the rule that keeps it off
+/// (`nodeSelector workload-type=gpu: the node has no such label`): the node page names it in
+/// the row, with the full explanation one click away.
+#[server(endpoint = "node_rules")]
+pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, DashboardError> {
+    Ok(context::live()?.deciding_rules(&name)?)
+}
+
 /// Every label of one node, sorted by key; `NotFound` when the node is not known. The node
 /// page shows them in full, since the matrix row carries only a few, shortened.
 #[server(endpoint = "node_labels")]

@@ -63,6 +63,23 @@ test.describe("node page", () => {
     await matrix.screenshot("node-cp-1");
   });
 
+  test("each row kept off the node names the deciding rule (issue 14 item 6)", async ({ matrix, page }) => {
+    await page.goto("/node/cp-1");
+    await matrix.waitForHydration();
+    const rule = (ds: string) =>
+      page.locator("tr", { has: page.locator(`a[href="/ds/${ds}"]`) }).getByTestId("deciding-rule");
+    // §a.2 step 2: gpu-monitor's nodeSelector asks for a label cp-1 does not have.
+    await expect(rule("monitoring/gpu-monitor")).toHaveText("nodeSelector workload-type=gpu: the node has no such label");
+    // §a.2 step 3: log-collector does not tolerate the control-plane taint.
+    await expect(rule("kube-system/log-collector")).toContainText("taint node-role.kubernetes.io/control-plane");
+    await expect(rule("kube-system/log-collector")).toContainText("not tolerated");
+    // A DaemonSet that runs here has no deciding rule.
+    await expect(rule("metallb-system/speaker")).toHaveCount(0);
+    await page.goto("/node/gpu-1");
+    await matrix.waitForHydration();
+    await expect(rule("monitoring/gpu-monitor")).toHaveCount(0);
+  });
+
   test("an unknown node is a clear message with status 404", async ({ matrix, page, browserErrors }) => {
     const response = await page.goto("/node/no-such-node");
     expect(response?.status()).toBe(404);

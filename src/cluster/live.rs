@@ -313,6 +313,15 @@ impl Live {
             .map_err(|err| Self::why_missing(&inner, err))
     }
 
+    /// Per DaemonSet kept off `node`, the rule that keeps it off.
+    pub fn deciding_rules(&self, node: &str) -> Result<Vec<(String, String)>, LookupError> {
+        let inner = self.lock();
+        inner
+            .state
+            .deciding_rules(node)
+            .map_err(|err| Self::why_missing(&inner, err))
+    }
+
     /// A DaemonSet's rollout page at the current version.
     pub fn detail(
         &self,

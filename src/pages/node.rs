@@ -14,7 +14,7 @@ use crate::domain::coverage::CellState;
 use crate::domain::view::{EventScope, MatrixSnapshot, NodeRow, ResourceHealth};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::{get_matrix, get_node_labels, DashboardError, ObjectKind};
+use crate::server_fns::{get_matrix, get_node_labels, get_node_rules, DashboardError, ObjectKind};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use serde::{Deserialize, Serialize};
@@ -78,6 +78,19 @@ fn labels_resource(
     )
 }
 
+/// Per DaemonSet kept off the node, the rule that keeps it off; re-read when `refresh` changes
+/// (the node's cells or a DaemonSet's template) and every `POLL`.
+fn rules_resource(
+    name: String,
+    refresh: Signal<u64>,
+) -> Resource<Result<Vec<(String, String)>, DashboardError>> {
+    let poll = super::poll::poll_tick(super::POLL);
+    Resource::new(
+        move || (name.clone(), refresh.get(), poll.get()),
+        move |(name, _, _)| get_node_rules(name),
+    )
+}
+
 /// The node page.
 #[component]
 pub fn NodePage() -> impl IntoView {
@@ -119,6 +132,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
     let cells = RwSignal::new(make(&detail));
     let explainer = Explainer::new();
     let events_tick = RwSignal::new(0u64);
+    let rules_tick = RwSignal::new(0u64);
 
     let sub_name = name.clone();
     let sub_id = hub.subscribe(Arc::new(move |state, changes| {
@@ -130,6 +144,10 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
             Change::Cell { node, .. } | Change::Row { node } => node == &sub_name,
             Change::Column { .. } | Change::Health => false,
         });
+        let template_changed = changes.iter().any(|c| matches!(c, Change::Column { .. }));
+        if touches_me || template_changed {
+            rules_tick.update(|t| *t += 1);
+        }
         if touches_me {
             events_tick.update(|t| *t += 1);
             if let Some(d) = node_detail(snap, &sub_name) {
@@ -165,6 +183,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
     let selected = explainer.selected;
     let node_name = name.clone();
     let labels = labels_resource(name.clone(), events_tick.into());
+    let rules = rules_resource(name.clone(), rules_tick.into());
     let events = super::events_resource(EventScope::Node, name.clone(), events_tick.into());
 
     view! {
@@ -188,6 +207,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                             key=|c: &(String, RwSignal<CellState>)| c.0.clone()
                             children=move |(key, state): (String, RwSignal<CellState>)| {
                                 let me = Some((node_name.clone(), key.clone()));
+                                let rule_key = key.clone();
                                 view! {
                                     <tr>
                                         <td>
@@ -200,7 +220,23 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                                             />
                                         </td>
                                         <td><a href=format!("/ds/{key}")>{key.clone()}</a></td>
-                                        <td>{move || state_label(state.get())}</td>
+                                        <td>
+                                            {move || state_label(state.get())}
+                                            <Transition fallback=|| ()>
+                                                {move || {
+                                                    let key = rule_key.clone();
+                                                    Suspend::new(async move {
+                                                        deciding_rule_of(rules.await, &key).map(|line| {
+                                                            view! {
+                                                                <span class="deciding-rule" data-testid="deciding-rule">
+                                                                    {line}
+                                                                </span>
+                                                            }
+                                                        })
+                                                    })
+                                                }}
+                                            </Transition>
+                                        </td>
                                     </tr>
                                 }
                             }
@@ -213,6 +249,19 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
     }
+}
+
+/// The line for one DaemonSet, if the server named a rule that keeps it off this node (none
+/// while the rules cannot be read: the state column still says what the cell is).
+fn deciding_rule_of(
+    rules: Result<Vec<(String, String)>, DashboardError>,
+    daemonset: &str,
+) -> Option<String> {
+    rules
+        .ok()?
+        .into_iter()
+        .find(|(key, _)| key == daemonset)
+        .map(|(_, line)| line)
 }
 
 #[cfg(test)]

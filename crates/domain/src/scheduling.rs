@@ -7,6 +7,7 @@
 //! [`DaemonPod::placement`], which runs the same checks and says what each one saw.
 
 mod affinity;
+mod deciding;
 mod eviction;
 mod selector;
 mod taints;
@@ -198,6 +199,7 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     toleration::toleration_tolerates(toleration, taint)
 }
 
+pub use deciding::deciding_rule;
 pub use eviction::{taint_eviction, Eviction};
 
 #[cfg(test)]

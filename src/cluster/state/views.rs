@@ -50,6 +50,26 @@ impl ClusterState {
         Ok(cells::explain(node_facts, ds, &pods, now))
     }
 
+    /// For each DaemonSet that should not run on `node`, the rule that keeps it off (the node
+    /// page's rows, §a.2); DaemonSets that should run are left out.
+    pub fn deciding_rules(
+        &self,
+        node: &str,
+    ) -> Result<Vec<(String, String)>, crate::cluster::LookupError> {
+        let node_facts = self
+            .nodes
+            .get(node)
+            .ok_or_else(|| crate::cluster::LookupError::NodeNotFound(node.to_string()))?;
+        Ok(self
+            .daemonsets
+            .iter()
+            .filter_map(|(key, ds)| {
+                let placement = crate::domain::scheduling::placement(node_facts, &ds.template);
+                crate::domain::scheduling::deciding_rule(&placement).map(|line| (key.clone(), line))
+            })
+            .collect())
+    }
+
     /// A DaemonSet's rollout page: its column and every node's cell with its pods.
     pub fn detail(
         &self,
