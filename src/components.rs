@@ -10,3 +10,4 @@ pub mod node_badges;
 pub mod node_labels;
 pub mod rollout_gauge;
 pub mod state_look;
+pub mod tolerations;

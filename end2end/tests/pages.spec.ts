@@ -35,6 +35,28 @@ test.describe("DaemonSet page", () => {
     await expect(e.locator('[data-flag="shouldRun"]')).toHaveText("true");
   });
 
+  test("the pods' tolerations list the template's and mark the controller's own (issue 14 item 3, §b)", async ({ matrix, page }) => {
+    await page.goto("/ds/metallb-system/speaker");
+    await matrix.waitForHydration();
+    const list = page.getByTestId("tolerations");
+    const written = list.locator('li[data-source="template"]');
+    await expect(written).toHaveCount(2);
+    await expect(written.first()).toContainText("key: node-role.kubernetes.io/control-plane");
+    await expect(written.nth(1)).toContainText("key: node-role.kubernetes.io/master");
+    // §b: not-ready and unreachable NoExecute, the four NoSchedule pressure/unschedulable ones,
+    // and network-unavailable only for hostNetwork pods (speaker is one).
+    const automatic = list.locator('li[data-source="automatic"]');
+    await expect(automatic).toHaveCount(7);
+    await expect(automatic.first()).toContainText("key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute");
+    await expect(automatic.filter({ hasText: "network-unavailable" })).toHaveCount(1);
+    await expect(list.getByTestId("no-template-tolerations")).toHaveCount(0);
+    await list.scrollIntoViewIfNeeded();
+    await matrix.screenshot("ds-speaker-tolerations");
+    await page.goto("/ds/kube-system/log-collector");
+    await matrix.waitForHydration();
+    await expect(page.getByTestId("tolerations").getByTestId("no-template-tolerations")).toBeVisible();
+  });
+
   test("an unknown DaemonSet is a clear message with status 404, not an error page", async ({ matrix, page, browserErrors }) => {
     const response = await page.goto("/ds/nowhere/nothing");
     expect(response?.status()).toBe(404);

@@ -14,6 +14,7 @@ use crate::components::events::RecentEvents;
 use crate::components::explanation::{format_age, ExplanationPanel};
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
+use crate::components::tolerations::TolerationList;
 use crate::domain::coverage::CellState;
 use crate::domain::view::{DaemonSetDetail, EventScope, NodeProgress, PodSummary, StateCounts};
 use crate::live_client::state::Change;
@@ -119,6 +120,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
         detail.generation,
         detail.observed_generation,
     ));
+    let tolerations = RwSignal::new(detail.tolerations.clone());
     let explainer = Explainer::new();
     let events_tick = RwSignal::new(0u64);
 
@@ -141,6 +143,9 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                     }
                     column.set(d.column);
                     meta.set((d.current_revision, d.generation, d.observed_generation));
+                    if tolerations.get_untracked() != d.tolerations {
+                        tolerations.set(d.tolerations);
+                    }
                     hidden.set(d.nodes.len() - relevant(&d.nodes).len());
                     reconcile(rows, &d.nodes);
                     // Whatever changed the DaemonSet may have left events: re-read them too.
@@ -391,6 +396,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                         })
                 }}
             </section>
+            <TolerationList tolerations=tolerations.into()/>
             <RecentEvents events=events/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>

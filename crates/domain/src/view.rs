@@ -172,6 +172,23 @@ pub struct DaemonSetDetail {
     pub observed_generation: Option<i64>,
     /// Every node of the cluster, by name.
     pub nodes: Vec<NodeProgress>,
+    /// The tolerations its pods carry: the template's with the DaemonSet controller's own
+    /// merged in (§b), in the order a created pod lists them.
+    #[serde(default)]
+    pub tolerations: Vec<EffectiveToleration>,
+}
+
+/// One toleration of a daemon pod, as YAML a user can paste, and whether the DaemonSet
+/// controller added it (§b) rather than the template.
+///
+/// Why: "does it tolerate not-ready?" is answered by the automatic tolerations nobody wrote;
+/// the DaemonSet page lists them beside the user's, marked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EffectiveToleration {
+    /// The flow mapping (`{key: k, operator: Exists, effect: NoSchedule}`).
+    pub yaml: String,
+    /// Added or put in place by the DaemonSet controller (§b).
+    pub automatic: bool,
 }
 
 /// One Kubernetes Event about a DaemonSet, one of its pods, or a node, as the DaemonSet and

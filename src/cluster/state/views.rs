@@ -105,6 +105,7 @@ impl ClusterState {
             generation: ds.generation,
             observed_generation: ds.status.as_ref().map(|s| s.observed_generation),
             nodes,
+            tolerations: crate::domain::scheduling::effective_tolerations(&ds.template),
         })
     }
 

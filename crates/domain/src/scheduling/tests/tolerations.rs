@@ -169,3 +169,34 @@ fn an_exactly_equal_toleration_is_replaced_and_loses_its_seconds_b() {
     assert_eq!(not_ready[0].toleration_seconds, None);
     assert_eq!(merged.len(), 6);
 }
+
+#[test]
+fn effective_tolerations_list_the_templates_then_the_controllers_marked_b() {
+    let t = TemplateFacts {
+        host_network: true,
+        tolerations: vec![tol("dedicated", "Equal", "infra", "NoSchedule")],
+        ..Default::default()
+    };
+    let list = effective_tolerations(&t);
+    assert_eq!(
+        list.len(),
+        8,
+        "one written, six always, network-unavailable for hostNetwork"
+    );
+    assert_eq!(
+        list[0].yaml,
+        "{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}"
+    );
+    assert!(!list[0].automatic);
+    assert!(list[1..].iter().all(|t| t.automatic));
+    assert_eq!(
+        list[1].yaml,
+        "{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}"
+    );
+    let plain = effective_tolerations(&TemplateFacts::default());
+    assert_eq!(
+        plain.len(),
+        6,
+        "no network-unavailable without hostNetwork (§b)"
+    );
+}
