@@ -10,4 +10,5 @@ pub mod node_badges;
 pub mod node_labels;
 pub mod rollout_gauge;
 pub mod state_look;
+pub mod theme;
 pub mod tolerations;

@@ -3,6 +3,7 @@
 //! Why a banner: the design's "degrade, never lie": when a watch is forbidden or the feed is
 //! lost, the page keeps the last state on screen and says what is stale and since when.
 
+use crate::components::theme::ThemeToggle;
 use crate::domain::view::ResourceHealth;
 use crate::live_client::{format_utc_time, ConnState};
 use leptos::prelude::*;
@@ -110,6 +111,7 @@ pub fn TopBar(
                     ConnState::Lost { .. } => "○ disconnected",
                 }}
             </span>
+            <ThemeToggle/>
         </header>
     }
 }
