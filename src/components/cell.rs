@@ -24,6 +24,10 @@ pub fn MatrixCell(
     selected: Signal<bool>,
     /// Called with (node, daemonset) when clicked.
     on_select: Callback<(String, String)>,
+    /// Inside the matrix grid: 0 for the grid's one tab stop, -1 for every other cell
+    /// (roving tabindex). Elsewhere unset: a plain button in the tab order.
+    #[prop(optional, into)]
+    tab_index: Option<Signal<i32>>,
 ) -> impl IntoView {
     let label = {
         let (node, daemonset) = (node.clone(), daemonset.clone());
@@ -43,6 +47,7 @@ pub fn MatrixCell(
             aria-label=label.clone()
             title=label
             aria-pressed=move || selected.get().to_string()
+            tabindex=move || tab_index.map(|t| t.get())
             on:click=click
         >
             {move || state_symbol(state.get())}

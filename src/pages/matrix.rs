@@ -118,6 +118,28 @@ fn MatrixView(
     });
     let selector = Selector::new(move || selected.get());
 
+    // Escape closes the explanation and gives the focus back to the cell it explained.
+    #[cfg(feature = "hydrate")]
+    {
+        let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+            if ev.key() != "Escape" || selected.get_untracked().is_none() {
+                return;
+            }
+            let cell = document()
+                .query_selector("table.matrix button.cell[aria-pressed=\"true\"]")
+                .ok()
+                .flatten();
+            on_close.run(());
+            if let Some(cell) = cell {
+                use wasm_bindgen::JsCast;
+                if let Some(cell) = cell.dyn_ref::<web_sys::HtmlElement>() {
+                    let _ = cell.focus();
+                }
+            }
+        });
+        on_cleanup(move || escape.remove());
+    }
+
     view! {
         <TopBar cluster=cluster conn=hub.conn/>
         <StaleBanner health=health conn=hub.conn/>
@@ -268,9 +290,60 @@ fn MatrixTable(
             .collect_view()
     };
     let sel = selector.clone();
+    // The grid's one tab stop: the cell last focused while it is still on the page, else the
+    // first cell of the first row.
+    let active: RwSignal<Option<(String, String)>> = RwSignal::new(None);
+    let tab_stop = Memo::new(move |_| {
+        model.rows.with(|rows| {
+            let on_page = |(n, d): &(String, String)| {
+                rows.iter()
+                    .any(|r| &r.name == n && r.cells.iter().any(|(k, _)| k == d))
+            };
+            active.get().filter(on_page).or_else(|| {
+                let first = rows.first()?;
+                let (key, _) = first.cells.first()?;
+                Some((first.name.clone(), key.clone()))
+            })
+        })
+    });
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        #[cfg(feature = "hydrate")]
+        if let Some(id) = crate::components::grid_keys::on_grid_keydown(&ev) {
+            active.set(Some(id));
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = ev;
+    };
+    let on_focusin = move |ev: leptos::ev::FocusEvent| {
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::JsCast;
+            let id = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|e| {
+                    Some((
+                        e.get_attribute("data-node")?,
+                        e.get_attribute("data-daemonset")?,
+                    ))
+                });
+            if id.is_some() && id != active.get_untracked() {
+                active.set(id);
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = ev;
+    };
     view! {
         <div class="matrix-scroll">
-            <table class="matrix" data-testid="matrix">
+            <table
+                class="matrix"
+                data-testid="matrix"
+                role="grid"
+                aria-label="Coverage: nodes by DaemonSet. Arrow keys move between cells, Enter explains one."
+                on:keydown=on_keydown
+                on:focusin=on_focusin
+            >
                 <thead>
                     <tr>
                         <th scope="col" class="corner">"node"</th>
@@ -289,9 +362,14 @@ fn MatrixTable(
                                 .map(|(key, state)| {
                                     let sel = sel.clone();
                                     let me = Some((r.name.clone(), key.clone()));
+                                    let stop_me = me.clone();
+                                    let tab_index = Signal::derive(move || {
+                                        if tab_stop.with(|s| *s == stop_me) { 0 } else { -1 }
+                                    });
                                     view! {
                                         <td>
                                             <MatrixCell
+                                                tab_index=tab_index
                                                 node=r.name.clone()
                                                 daemonset=key.clone()
                                                 state=*state
