@@ -66,28 +66,21 @@ async fn load_detail(hub: LiveHub, name: String) -> Result<NodeDetail, Dashboard
     })
 }
 
-/// Every label of the node, re-read when `refresh` changes and every `POLL`.
-fn labels_resource(
+/// A read of the node page (`get_node_labels`, `get_node_rules`), re-made when `refresh`
+/// changes and every `POLL`.
+fn node_resource<T, Fut>(
     name: String,
     refresh: Signal<u64>,
-) -> Resource<Result<Vec<(String, String)>, DashboardError>> {
+    fetch: fn(String) -> Fut,
+) -> Resource<Result<T, DashboardError>>
+where
+    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    Fut: std::future::Future<Output = Result<T, DashboardError>> + Send + 'static,
+{
     let poll = super::poll::poll_tick(super::POLL);
     Resource::new(
         move || (name.clone(), refresh.get(), poll.get()),
-        move |(name, _, _)| get_node_labels(name),
-    )
-}
-
-/// Per DaemonSet kept off the node, the rule that keeps it off; re-read when `refresh` changes
-/// (the node's cells or a DaemonSet's template) and every `POLL`.
-fn rules_resource(
-    name: String,
-    refresh: Signal<u64>,
-) -> Resource<Result<Vec<(String, String)>, DashboardError>> {
-    let poll = super::poll::poll_tick(super::POLL);
-    Resource::new(
-        move || (name.clone(), refresh.get(), poll.get()),
-        move |(name, _, _)| get_node_rules(name),
+        move |(name, _, _)| fetch(name),
     )
 }
 
@@ -182,8 +175,8 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
     let on_select = explainer.on_select();
     let selected = explainer.selected;
     let node_name = name.clone();
-    let labels = labels_resource(name.clone(), events_tick.into());
-    let rules = rules_resource(name.clone(), rules_tick.into());
+    let labels = node_resource(name.clone(), events_tick.into(), get_node_labels);
+    let rules = node_resource(name.clone(), rules_tick.into(), get_node_rules);
     let events = super::events_resource(EventScope::Node, name.clone(), events_tick.into());
 
     view! {
