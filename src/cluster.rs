@@ -11,8 +11,10 @@ pub mod feed;
 pub mod live;
 pub mod metrics;
 pub mod projection;
+pub mod reader;
 pub mod state;
 pub mod watch;
 
 pub use error::{ConnectError, LookupError};
 pub use live::Live;
+pub use reader::{ReadError, Reader};

@@ -12,7 +12,7 @@ pub mod probes;
 
 use crate::cluster::connect::{self, Connection};
 use crate::cluster::state::ClusterState;
-use crate::cluster::{watch, ConnectError, Live};
+use crate::cluster::{watch, ConnectError, Live, Reader};
 use crate::server_fns::context::ServerContext;
 use axum::extract::FromRef;
 use axum::routing::get;
@@ -58,6 +58,8 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// The watched cluster.
     pub live: Arc<Live>,
+    /// On-demand single-object reads; None when the state has no API server behind it.
+    pub reader: Option<Reader>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -79,7 +81,15 @@ impl AppState {
         Self {
             leptos_options,
             live,
+            reader: None,
         }
+    }
+
+    /// The same state, with on-demand reads through `reader` (a pod in full, revision
+    /// templates).
+    pub fn with_reader(mut self, reader: Reader) -> Self {
+        self.reader = Some(reader);
+        self
     }
 }
 
@@ -89,7 +99,7 @@ pub fn router(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     // What the server functions and the server-side render read; `web` provides it, they
     // never name `web` (no import cycle).
-    let context = ServerContext::new(state.live.clone());
+    let context = ServerContext::new(state.live.clone(), state.reader.clone());
     let fallback_context = context.clone();
     let router = Router::new()
         .route("/healthz", get(probes::healthz))
@@ -215,7 +225,7 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
     println!("daemonscope: serving {} on http://{addr}", conn.cluster);
     conn::serve(
         listener,
-        router(AppState::new(addr, live)),
+        router(AppState::new(addr, live).with_reader(Reader::new(conn.client.clone()))),
         conn::HEADER_READ_TIMEOUT,
         shutdown_signal(),
     )

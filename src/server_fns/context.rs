@@ -5,7 +5,7 @@
 //! modules form no cycle (`web` -> `app` -> `pages` -> `server_fns` stops here).
 
 use super::error::DashboardError;
-use crate::cluster::Live;
+use crate::cluster::{Live, ReadError, Reader};
 use leptos::prelude::use_context;
 use std::sync::Arc;
 
@@ -14,12 +14,15 @@ use std::sync::Arc;
 pub struct ServerContext {
     /// The watched cluster.
     pub live: Arc<Live>,
+    /// On-demand reads (a pod in full, revision templates); None where no API server is
+    /// behind the state (unit tests that fill the store by hand).
+    pub reader: Option<Reader>,
 }
 
 impl ServerContext {
     /// The context for a server showing `live`.
-    pub fn new(live: Arc<Live>) -> Self {
-        Self { live }
+    pub fn new(live: Arc<Live>, reader: Option<Reader>) -> Self {
+        Self { live, reader }
     }
 }
 
@@ -31,4 +34,31 @@ pub(crate) fn live() -> Result<Arc<Live>, DashboardError> {
         .ok_or_else(|| DashboardError::ClusterUnavailable {
             detail: "the dashboard's cluster state is not available".to_string(),
         })
+}
+
+/// The on-demand reader from the request context; without one, the objects it would read are
+/// unavailable (the page says so rather than showing nothing).
+#[allow(dead_code)] // the pod and revision-history pages call it
+pub(crate) fn reader() -> Result<Reader, DashboardError> {
+    use_context::<ServerContext>()
+        .and_then(|ctx| ctx.reader)
+        .ok_or_else(|| DashboardError::ClusterUnavailable {
+            detail: "this dashboard reads no single objects from an API server".to_string(),
+        })
+}
+
+/// An on-demand read's failure, as the browser should hear it: a refused read names what may
+/// not be read; a missing object becomes `not_found` (the caller knows its kind, for the 404).
+#[allow(dead_code)] // the pod and revision-history pages call it
+pub(crate) fn read_failed(err: ReadError, not_found: DashboardError) -> DashboardError {
+    match err {
+        ReadError::NotFound { .. } => not_found,
+        ReadError::Forbidden { what, detail } => DashboardError::Forbidden {
+            resource: what,
+            detail,
+        },
+        unavailable @ ReadError::Unavailable { .. } => DashboardError::ClusterUnavailable {
+            detail: unavailable.to_string(),
+        },
+    }
 }
