@@ -64,6 +64,27 @@ pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, Dashb
     Ok(context::live()?.deciding_rules(&name)?)
 }
 
+/// The names of the nodes a Kubernetes label selector matches (full syntax: `=`, `!=`, `in`,
+/// `notin`, exists, `!key`), parsed by the same code the placement rules use. The matrix's
+/// selector filter asks it, since only the server keeps every label of every node.
+#[server(endpoint = "select_nodes")]
+pub async fn select_nodes(selector: String) -> Result<Vec<String>, DashboardError> {
+    if selector.len() > 4096 {
+        return Err(DashboardError::BadRequest {
+            detail: format!(
+                "label selector of {} bytes: at most 4096 are read",
+                selector.len()
+            ),
+        });
+    }
+    let parsed = crate::domain::labels::LabelSelector::parse(&selector).map_err(|err| {
+        DashboardError::BadRequest {
+            detail: format!("label selector: {err}"),
+        }
+    })?;
+    Ok(context::live()?.nodes_matching(&parsed))
+}
+
 /// Every label of one node, sorted by key; `NotFound` when the node is not known. The node
 /// page shows them in full, since the matrix row carries only a few, shortened.
 #[server(endpoint = "node_labels")]

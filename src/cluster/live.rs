@@ -334,6 +334,21 @@ impl Live {
             .map_err(|err| Self::why_missing(&inner, err))
     }
 
+    /// The names of the nodes whose labels `selector` matches, by name. Why here: the matrix's
+    /// label-selector filter needs every label, and only the server keeps them (a matrix row
+    /// carries a few, shortened).
+    pub fn nodes_matching(&self, selector: &crate::domain::labels::LabelSelector) -> Vec<String> {
+        let inner = self.lock();
+        let mut names: Vec<String> = inner
+            .state
+            .nodes()
+            .filter(|node| selector.matches(&node.labels))
+            .map(|node| node.name.clone())
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
     /// Whether node `name` is known; an error says why it cannot be shown (the node page's
     /// not-found, refused and not-yet-listed answers).
     pub fn find_node(&self, name: &str) -> Result<(), LookupError> {

@@ -98,11 +98,15 @@ pub fn TopBar(
     /// The feed's connection state.
     #[prop(into)]
     conn: Signal<ConnState>,
+    /// The page's figures at a glance (the matrix: nodes, DaemonSets, problems).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     view! {
         <header class="topbar">
             <a class="brand" href="/">"daemonscope"</a>
             <span class="cluster" data-testid="cluster">{move || cluster.get()}</span>
+            {children.map(|c| view! { <span class="glance" data-testid="glance">{c()}</span> })}
             <span class="live" data-live=move || conn_name(conn.get())>
                 {move || match conn.get() {
                     ConnState::Idle => "static",

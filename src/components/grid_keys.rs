@@ -106,7 +106,10 @@ pub fn on_grid_keydown(ev: &web_sys::KeyboardEvent) -> Option<(String, String)> 
                 line.push(cell);
             }
         }
-        grid.push(line);
+        // Group headers have no cells: the arrows step over them.
+        if !line.is_empty() {
+            grid.push(line);
+        }
     }
     let widths: Vec<usize> = grid.iter().map(Vec::len).collect();
     let (row, col) = moved(at?, &widths, step)?;

@@ -6,35 +6,59 @@
 
 pub mod model;
 pub mod query;
+pub mod table;
+pub mod toolbar;
 pub mod window;
 
 use super::explainer::Explainer;
 use crate::components::banner::{StaleBanner, TopBar};
-use crate::components::cell::MatrixCell;
 use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
-use crate::components::node_badges::NodeBadges;
-use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
-use crate::components::state_look::{state_name, ALL_STATES};
+use crate::components::rollout_gauge::RolloutGauge;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::{get_matrix, DashboardError};
+use crate::server_fns::{get_matrix, select_nodes, DashboardError};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use model::{ColumnModel, MatrixModel, RowModel};
-use query::{parse_query, MatrixQuery};
+use model::MatrixModel;
+use query::{parse_query, MatrixQuery, RowSort};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::sync::Arc;
-use window::{cut_window, MatrixWindow};
+use table::MatrixTable;
+use toolbar::{Glance, Notes, Pager, Toolbar};
+use window::{cut_window_with, MatrixWindow};
+
+/// A loaded view: the window, and the nodes the label selector matched (None: no selector),
+/// kept so live updates cut the same view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedView {
+    window: MatrixWindow,
+    selected: Option<Vec<String>>,
+}
 
 /// Loads the window for `query`: from the live copy when the feed has delivered one (no
 /// round trip, and no 150,000-cell download on every page change), else from the server.
-async fn load_window(hub: LiveHub, query: MatrixQuery) -> Result<MatrixWindow, DashboardError> {
-    if let Some(w) = hub
-        .with_state(|s| s.snapshot().map(|snap| cut_window(snap, &query)))
+/// A label selector is matched on the server, which alone keeps every label.
+async fn load_window(hub: LiveHub, query: MatrixQuery) -> Result<LoadedView, DashboardError> {
+    let selected = if query.selector.is_empty() {
+        None
+    } else {
+        Some(select_nodes(query.selector.clone()).await?)
+    };
+    let set: Option<HashSet<String>> = selected.as_ref().map(|v| v.iter().cloned().collect());
+    if let Some(window) = hub
+        .with_state(|s| {
+            s.snapshot()
+                .map(|snap| cut_window_with(snap, &query, set.as_ref()))
+        })
         .flatten()
     {
-        return Ok(w);
+        return Ok(LoadedView { window, selected });
     }
-    get_matrix().await.map(|m| cut_window(&m, &query))
+    let window = get_matrix()
+        .await
+        .map(|m| cut_window_with(&m, &query, set.as_ref()))?;
+    Ok(LoadedView { window, selected })
 }
 
 /// The coverage matrix, node × DaemonSet.
@@ -58,7 +82,7 @@ pub fn MatrixPage() -> impl IntoView {
                     let notes = parsed.get_untracked().notes;
                     let q = query.get_untracked();
                     match matrix.await {
-                        Ok(w) => view! { <MatrixView window=w query=q notes=notes hub=hub/> }.into_any(),
+                        Ok(v) => view! { <MatrixView window=v.window matched=v.selected query=q notes=notes hub=hub/> }.into_any(),
                         Err(e) => {
                             view! {
                                 <TopBar cluster="unknown cluster" conn=hub.conn/>
@@ -79,6 +103,7 @@ pub fn MatrixPage() -> impl IntoView {
 #[component]
 fn MatrixView(
     window: MatrixWindow,
+    matched: Option<Vec<String>>,
     query: MatrixQuery,
     notes: Vec<String>,
     hub: LiveHub,
@@ -95,12 +120,23 @@ fn MatrixView(
     let on_select = explainer.on_select();
     let on_close = explainer.on_close();
 
-    // Live updates: project the hub's changes onto this window's signals.
+    // Live updates: project the hub's changes onto this window's signals. A view that
+    // filters, sorts or groups by cell states is cut again on every change of a cell.
     let sub_query = query.clone();
+    let by_cells = query.state.is_some()
+        || window.problems_only
+        || query.sort == RowSort::Problems
+        || window.group_by.is_some();
+    let matched: Option<Arc<HashSet<String>>> =
+        matched.map(|names| Arc::new(names.into_iter().collect()));
+    let group_keys = window.group_keys.clone();
+    let group_by = window.group_by.clone();
     let sub_id = hub.subscribe(Arc::new(move |state, changes| {
         let q = sub_query.clone();
-        model.apply_changes(state, changes, move |s| {
-            s.snapshot().map(|snap| cut_window(snap, &q))
+        let matched = matched.clone();
+        model.apply_changes(state, changes, by_cells, move |s| {
+            s.snapshot()
+                .map(|snap| cut_window_with(snap, &q, matched.as_deref()))
         });
         // Keep an open explanation current when its cell changes.
         explainer.refresh_if_touched(state, changes);
@@ -141,270 +177,19 @@ fn MatrixView(
     }
 
     view! {
-        <TopBar cluster=cluster conn=hub.conn/>
+        <TopBar cluster=cluster conn=hub.conn>
+            <Glance model=model/>
+        </TopBar>
         <StaleBanner health=health conn=hub.conn/>
         <div class="content">
             <Notes notes=all_notes/>
-            <Toolbar query=query.clone() model=model/>
+            <Toolbar query=query.clone() model=model group_keys=group_keys group_by=group_by/>
             <Legend counts=counts/>
-            <MatrixTable model=model selector=selector on_select=on_select/>
+            <MatrixTable model=model query=query.clone() selector=selector on_select=on_select/>
             <Pager query=query model=model/>
             <RolloutTable model=model/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=on_close/>
-    }
-}
-
-/// Corrections made to the query, shown so garbage in the address bar is visible.
-#[component]
-fn Notes(notes: Vec<String>) -> impl IntoView {
-    (!notes.is_empty()).then(|| {
-        let items = notes
-            .into_iter()
-            .map(|n| view! { <li>{n}</li> })
-            .collect_view();
-        view! {
-            <div class="notes" role="note" data-testid="query-notes">
-                <ul>{items}</ul>
-            </div>
-        }
-    })
-}
-
-/// Filter form and the "showing N of M" line.
-#[component]
-fn Toolbar(query: MatrixQuery, model: MatrixModel) -> impl IntoView {
-    let current = query.state.map(state_name).unwrap_or("");
-    let options = ALL_STATES
-        .iter()
-        .map(|s| {
-            let name = state_name(*s);
-            view! { <option value=name selected=name == current>{name}</option> }
-        })
-        .collect_view();
-    let showing = move || {
-        let i = model.info.get();
-        if i.matched_nodes == 0 {
-            format!("No node matches (of {} nodes).", i.total_nodes)
-        } else {
-            let filtered = if i.matched_nodes == i.total_nodes {
-                String::new()
-            } else {
-                format!(" matching, of {} in the cluster", i.total_nodes)
-            };
-            format!(
-                "Nodes {}–{} of {}{} · page {} of {}",
-                i.first_row + 1,
-                i.first_row + i.shown,
-                i.matched_nodes,
-                filtered,
-                i.page,
-                i.pages
-            )
-        }
-    };
-    view! {
-        <div class="toolbar">
-            <form method="get" action="/" class="filter" role="search">
-                <label>
-                    "Node "
-                    <input type="search" name="q" value=query.q.clone() placeholder="name contains…" maxlength="253"/>
-                </label>
-                <label>
-                    "State "
-                    <select name="state">
-                        <option value="" selected=current.is_empty()>"any"</option>
-                        {options}
-                    </select>
-                </label>
-                <button type="submit">"Filter"</button>
-                {(!query.q.is_empty() || query.state.is_some()).then(|| view! { <a href="/" class="clear">"clear"</a> })}
-            </form>
-            <p class="showing" data-testid="showing">{showing}</p>
-        </div>
-    }
-}
-
-/// Previous / next page links.
-#[component]
-fn Pager(query: MatrixQuery, model: MatrixModel) -> impl IntoView {
-    let q2 = query.clone();
-    view! {
-        <Show when=move || model.info.with(|i| i.pages > 1)>
-            <nav class="pager" aria-label="Pages">
-                {
-                    let query = query.clone();
-                    move || {
-                        let i = model.info.get();
-                        (i.page > 1).then(|| view! { <a rel="prev" href=query.href_for_page(i.page - 1)>"← previous"</a> })
-                    }
-                }
-                <span>{move || format!("page {} of {}", model.info.get().page, model.info.get().pages)}</span>
-                {
-                    let query = q2.clone();
-                    move || {
-                        let i = model.info.get();
-                        (i.page < i.pages).then(|| view! { <a rel="next" href=query.href_for_page(i.page + 1)>"next →"</a> })
-                    }
-                }
-            </nav>
-        </Show>
-    }
-}
-
-/// The matrix itself: sticky column headers (DaemonSets) and row headers (nodes).
-#[component]
-fn MatrixTable(
-    model: MatrixModel,
-    selector: Selector<Option<(String, String)>>,
-    on_select: Callback<(String, String)>,
-) -> impl IntoView {
-    let header = move || {
-        model
-            .columns
-            .get()
-            .into_iter()
-            .map(|c: ColumnModel| {
-                let col = c.col;
-                view! {
-                    <th scope="col" class="ds-col" data-daemonset=c.key.clone()>
-                        <a class="ds-name" href=format!("/ds/{}", c.key) title=move || {
-                            let d = col.get();
-                            format!("{} · {}", d.key, verdict_text(&d))
-                        }>
-                            <span>{move || col.get().name}</span>
-                        </a>
-                        <span class="ds-counts" title="ready / desired">
-                            {move || {
-                                let d = col.get();
-                                view! {
-                                    <span>{d.ready}</span>
-                                    <span>{format!("/{}", d.desired)}</span>
-                                }
-                            }}
-                        </span>
-                        <RolloutGauge column=col compact=true/>
-                    </th>
-                }
-            })
-            .collect_view()
-    };
-    let sel = selector.clone();
-    // The grid's one tab stop: the cell last focused while it is still on the page, else the
-    // first cell of the first row.
-    let active: RwSignal<Option<(String, String)>> = RwSignal::new(None);
-    let tab_stop = Memo::new(move |_| {
-        model.rows.with(|rows| {
-            let on_page = |(n, d): &(String, String)| {
-                rows.iter()
-                    .any(|r| &r.name == n && r.cells.iter().any(|(k, _)| k == d))
-            };
-            active.get().filter(on_page).or_else(|| {
-                let first = rows.first()?;
-                let (key, _) = first.cells.first()?;
-                Some((first.name.clone(), key.clone()))
-            })
-        })
-    });
-    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
-        #[cfg(feature = "hydrate")]
-        if let Some(id) = crate::components::grid_keys::on_grid_keydown(&ev) {
-            active.set(Some(id));
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = ev;
-    };
-    let on_focusin = move |ev: leptos::ev::FocusEvent| {
-        #[cfg(feature = "hydrate")]
-        {
-            use wasm_bindgen::JsCast;
-            let id = ev
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .and_then(|e| {
-                    Some((
-                        e.get_attribute("data-node")?,
-                        e.get_attribute("data-daemonset")?,
-                    ))
-                });
-            if id.is_some() && id != active.get_untracked() {
-                active.set(id);
-            }
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = ev;
-    };
-    view! {
-        <div class="matrix-scroll">
-            <table
-                class="matrix"
-                data-testid="matrix"
-                role="grid"
-                aria-label="Coverage: nodes by DaemonSet. Arrow keys move between cells, Enter explains one."
-                on:keydown=on_keydown
-                on:focusin=on_focusin
-            >
-                <thead>
-                    <tr>
-                        <th scope="col" class="corner">"node"</th>
-                        {header}
-                    </tr>
-                </thead>
-                <tbody>
-                    <For
-                        each=move || model.rows.get()
-                        key=|r: &RowModel| (r.name.clone(), r.epoch)
-                        children=move |r: RowModel| {
-                            let sel = sel.clone();
-                            let cells = r
-                                .cells
-                                .iter()
-                                .map(|(key, state)| {
-                                    let sel = sel.clone();
-                                    let me = Some((r.name.clone(), key.clone()));
-                                    let stop_me = me.clone();
-                                    let tab_index = Signal::derive(move || {
-                                        if tab_stop.with(|s| *s == stop_me) { 0 } else { -1 }
-                                    });
-                                    view! {
-                                        <td>
-                                            <MatrixCell
-                                                tab_index=tab_index
-                                                node=r.name.clone()
-                                                daemonset=key.clone()
-                                                state=*state
-                                                selected=Signal::derive(move || sel.selected(&me))
-                                                on_select=on_select
-                                            />
-                                        </td>
-                                    }
-                                })
-                                .collect_view();
-                            view! {
-                                <tr data-row=r.name.clone()>
-                                    <th scope="row" class="node-head">
-                                        <a class="node-name" href=format!("/node/{}", r.name)>{r.name.clone()}</a>
-                                        <NodeBadges row=r.info/>
-                                    </th>
-                                    {cells}
-                                </tr>
-                            }
-                        }
-                    />
-                </tbody>
-            </table>
-            <Show when=move || model.rows.with(|r| r.is_empty())>
-                <p class="empty" data-testid="empty-matrix">
-                    {move || {
-                        if model.info.with(|i| i.total_nodes == 0) {
-                            "The cluster has no nodes yet."
-                        } else {
-                            "No node matches this filter."
-                        }
-                    }}
-                </p>
-            </Show>
-        </div>
     }
 }
 

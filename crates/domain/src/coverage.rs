@@ -93,6 +93,21 @@ impl CellState {
         }
     }
 
+    /// Whether the cell asks for attention: a pod missing, misscheduled, not ready, on an old
+    /// revision or not started. `ready` and `excluded` are settled, and `surge` is a rollout
+    /// step in progress, not a fault. Why here: the matrix's "only problems" filter and its
+    /// problem count per row must agree with what the legend calls a problem.
+    pub fn is_problem(self) -> bool {
+        matches!(
+            self,
+            CellState::Missing
+                | CellState::Misscheduled
+                | CellState::Unready
+                | CellState::Outdated
+                | CellState::Pending
+        )
+    }
+
     /// The `data-state` name (the serde name), for HTML attributes and scripts.
     pub fn as_str(self) -> &'static str {
         match self {

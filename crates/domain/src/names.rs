@@ -41,3 +41,16 @@ pub const TAINT_PID_PRESSURE: &str = "node.kubernetes.io/pid-pressure";
 pub const TAINT_NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
 /// The node label holding the region.
 pub const REGION_LABEL: &str = "topology.kubernetes.io/region";
+
+/// Node labels that name a node pool, in the order the matrix prefers them for grouping rows
+/// (a plain `node.kubernetes.io/pool`, as the generated clusters write, then GKE, EKS,
+/// Karpenter, AKS and AKS's older key). Why a list: there is no one well-known pool label;
+/// each provisioner writes its own.
+pub const POOL_LABELS: &[&str] = &[
+    "node.kubernetes.io/pool",
+    "cloud.google.com/gke-nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "karpenter.sh/nodepool",
+    "kubernetes.azure.com/agentpool",
+    "agentpool",
+];

@@ -226,3 +226,41 @@ pub fn req(key: &str, operator: &str, values: &[&str]) -> SelectorRequirement {
         values: values.iter().map(|v| v.to_string()).collect(),
     }
 }
+
+/// A matrix column for `key` (`namespace/name`, or a bare name in namespace `ns`): two
+/// nodes desired, all ready and updated, rolled out. The view tests state only what differs.
+pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
+    let (namespace, name) = key.split_once('/').unwrap_or(("ns", key));
+    crate::view::DaemonSetColumn {
+        key: key.into(),
+        namespace: namespace.into(),
+        name: name.into(),
+        desired: 2,
+        ready: 2,
+        updated: 2,
+        available: 2,
+        misscheduled: 0,
+        missing: 0,
+        strategy: crate::view::StrategyKind::RollingUpdate,
+        surge_mode: false,
+        max_unavailable: Some(1),
+        max_surge: Some(0),
+        budget_error: None,
+        budget_in_use: 0,
+        rollout_message: format!("daemon set \"{name}\" successfully rolled out"),
+        rollout_done: true,
+        rollout_error: None,
+    }
+}
+
+/// A Ready, schedulable, untainted, unlabelled matrix row with these cells.
+pub fn view_row(name: &str, cells: &[crate::coverage::CellState]) -> crate::view::NodeRow {
+    crate::view::NodeRow {
+        name: name.into(),
+        ready: Some(true),
+        unschedulable: false,
+        taints: vec![],
+        labels: vec![],
+        cells: cells.to_vec(),
+    }
+}

@@ -1,42 +1,11 @@
 //! The browser's live store: snapshots, deltas, replays after a reconnect, misshapen input.
 use super::*;
-use crate::domain::view::{DaemonSetColumn, ResourceHealth, StrategyKind};
+use crate::domain::view::ResourceHealth;
 use CellState::*;
 
-fn column(key: &str) -> DaemonSetColumn {
-    let (ns, name) = key.split_once('/').unwrap();
-    DaemonSetColumn {
-        key: key.into(),
-        namespace: ns.into(),
-        name: name.into(),
-        desired: 2,
-        ready: 2,
-        updated: 2,
-        available: 2,
-        misscheduled: 0,
-        missing: 0,
-        strategy: StrategyKind::RollingUpdate,
-        surge_mode: false,
-        max_unavailable: Some(1),
-        max_surge: Some(0),
-        budget_error: None,
-        budget_in_use: 0,
-        rollout_message: "daemon set \"x\" successfully rolled out".into(),
-        rollout_done: true,
-        rollout_error: None,
-    }
-}
+use crate::domain::testing::view_column as column;
 
-fn row(name: &str, cells: &[CellState]) -> NodeRow {
-    NodeRow {
-        name: name.into(),
-        ready: Some(true),
-        unschedulable: false,
-        taints: vec![],
-        labels: vec![],
-        cells: cells.to_vec(),
-    }
-}
+use crate::domain::testing::view_row as row;
 
 fn live() -> LiveState {
     let mut s = LiveState::default();

@@ -4,7 +4,7 @@
 //! from a `MatrixWindow` and kept in step with later windows by `reconcile`, which only
 //! touches signals whose value changed.
 
-use super::window::MatrixWindow;
+use super::window::{GroupHeader, MatrixWindow};
 use crate::domain::coverage::CellState;
 use crate::domain::view::{DaemonSetColumn, NodeRow};
 use crate::live_client::state::{Change, LiveState};
@@ -49,6 +49,12 @@ pub struct WindowInfo {
     pub first_row: usize,
     /// Rows shown.
     pub shown: usize,
+    /// Only rows with a problem are shown.
+    pub problems_only: bool,
+    /// Nodes with a problem cell in the whole cluster.
+    pub problem_nodes: usize,
+    /// DaemonSets (columns).
+    pub daemonsets: usize,
 }
 
 /// The model of one matrix view.
@@ -60,6 +66,8 @@ pub struct MatrixModel {
     pub rows: RwSignal<Vec<RowModel>>,
     /// Window figures.
     pub info: RwSignal<WindowInfo>,
+    /// The group headers on this page, each with the row it stands before.
+    pub groups: RwSignal<Vec<GroupHeader>>,
     lookup: StoredValue<HashMap<String, RowModel>>,
     epoch: StoredValue<u64>,
 }
@@ -72,6 +80,9 @@ fn info_of(w: &MatrixWindow) -> WindowInfo {
         pages: w.pages,
         first_row: (w.page.saturating_sub(1)) * super::window::PAGE_SIZE,
         shown: w.rows.len(),
+        problems_only: w.problems_only,
+        problem_nodes: w.problem_nodes,
+        daemonsets: w.daemonsets.len(),
     }
 }
 
@@ -89,6 +100,7 @@ impl MatrixModel {
             columns: RwSignal::new(Vec::new()),
             rows: RwSignal::new(Vec::new()),
             info: RwSignal::new(info_of(window)),
+            groups: RwSignal::new(window.groups.clone()),
             lookup: StoredValue::new(HashMap::new()),
             epoch: StoredValue::new(0),
         };
@@ -144,6 +156,9 @@ impl MatrixModel {
         if self.info.with_untracked(|i| *i != info) {
             self.info.set(info);
         }
+        if self.groups.with_untracked(|g| *g != w.groups) {
+            self.groups.set(w.groups.clone());
+        }
         let same_columns = self.columns.with_untracked(|cs| {
             cs.len() == w.daemonsets.len()
                 && cs.iter().zip(&w.daemonsets).all(|(a, b)| a.key == b.key)
@@ -193,17 +208,21 @@ impl MatrixModel {
     }
 
     /// Applies the live changes of one message. `recut` cuts this view's window from the
-    /// live matrix (used on structural changes).
+    /// live matrix: on structural changes, and on any cell or row change when `by_cells` (the
+    /// view filters, sorts or groups by cell states, so a changed cell can move a row in or out
+    /// or change a group's counts).
     pub fn apply_changes(
         &self,
         state: &LiveState,
         changes: &[Change],
+        by_cells: bool,
         recut: impl Fn(&LiveState) -> Option<MatrixWindow>,
     ) {
-        if changes
-            .iter()
-            .any(|c| matches!(c, Change::Reset | Change::Structure))
-        {
+        if changes.iter().any(|c| match c {
+            Change::Reset | Change::Structure => true,
+            Change::Cell { .. } | Change::Row { .. } => by_cells,
+            Change::Column { .. } | Change::Health => false,
+        }) {
             if let Some(w) = recut(state) {
                 self.reconcile(&w);
             }
@@ -270,44 +289,14 @@ fn update_row(rm: &RowModel, r: &NodeRow) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::view::{LiveMessage, MatrixSnapshot, StrategyKind};
+    use crate::domain::view::{LiveMessage, MatrixSnapshot};
     use crate::pages::matrix::query::MatrixQuery;
     use crate::pages::matrix::window::cut_window;
     use CellState::*;
 
-    fn column(key: &str) -> DaemonSetColumn {
-        DaemonSetColumn {
-            key: key.into(),
-            namespace: "ns".into(),
-            name: key.into(),
-            desired: 1,
-            ready: 1,
-            updated: 1,
-            available: 1,
-            misscheduled: 0,
-            missing: 0,
-            strategy: StrategyKind::RollingUpdate,
-            surge_mode: false,
-            max_unavailable: Some(1),
-            max_surge: Some(0),
-            budget_error: None,
-            budget_in_use: 0,
-            rollout_message: String::new(),
-            rollout_done: true,
-            rollout_error: None,
-        }
-    }
+    use crate::domain::testing::view_column as column;
 
-    fn row(name: &str, cells: &[CellState]) -> NodeRow {
-        NodeRow {
-            name: name.into(),
-            ready: Some(true),
-            unschedulable: false,
-            taints: vec![],
-            labels: vec![],
-            cells: cells.to_vec(),
-        }
-    }
+    use crate::domain::testing::view_row as row;
 
     fn snapshot() -> MatrixSnapshot {
         MatrixSnapshot {
@@ -353,7 +342,7 @@ mod tests {
                     }],
                 })
                 .unwrap();
-            model.apply_changes(&state, &changes, |_| None);
+            model.apply_changes(&state, &changes, false, |_| None);
             assert_eq!(state_of(&model, "n2", 1), Outdated);
             assert_eq!(state_of(&model, "n1", 1), Excluded);
             // Same row objects (same signals): nothing was rebuilt.
@@ -384,7 +373,7 @@ mod tests {
                     ))],
                 })
                 .unwrap();
-            model.apply_changes(&state, &changes, |s| {
+            model.apply_changes(&state, &changes, false, |s| {
                 s.snapshot().map(|snap| cut_window(snap, &q))
             });
             let names: Vec<_> = model

@@ -1,10 +1,11 @@
-//! The matrix page's query string: `?q=&state=&page=`.
+//! The matrix page's query string: `?q=&selector=&state=&problems=&sort=&group=&collapse=&page=`.
 //!
 //! Why its own module: the query comes from the address bar, i.e. from anyone. Garbage must
 //! fall back to a default with a note the page shows, never a panic or an empty page.
 
 use crate::components::state_look::{parse_state, state_name, ALL_STATES};
 use crate::domain::coverage::CellState;
+use crate::domain::labels::LabelSelector;
 use serde::{Deserialize, Serialize};
 
 /// Longest node-name filter kept (a node name is at most 253 characters).
@@ -17,8 +18,58 @@ pub struct MatrixQuery {
     pub q: String,
     /// Only rows with at least one cell in this state.
     pub state: Option<CellState>,
+    /// Only rows with a problem cell: `Some(true)`/`Some(false)` as asked, `None` for the
+    /// default (on above [`super::window::PROBLEMS_BY_DEFAULT_ABOVE`] nodes).
+    pub problems: Option<bool>,
+    /// The order of the rows.
+    pub sort: RowSort,
+    /// A Kubernetes label selector for nodes (`pool=gpu,zone in (a,b),!spot`), already
+    /// checked by the one parser the rules use; empty means every node.
+    pub selector: String,
+    /// How rows are grouped.
+    pub group: GroupChoice,
+    /// Collapsed groups, by [`group_token`].
+    pub collapsed: Vec<String>,
     /// 1-based page number (clamped to the last page when the window is cut).
     pub page: usize,
+}
+
+/// How rows are ordered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RowSort {
+    /// By node name.
+    #[default]
+    Name,
+    /// Most problem cells first, then by name.
+    Problems,
+}
+
+/// Which label the rows are grouped by.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GroupChoice {
+    /// The first pool label the nodes carry, else the zone, else none.
+    #[default]
+    Default,
+    /// Not grouped (`group=none`).
+    None,
+    /// This label key.
+    Label(String),
+}
+
+/// The `collapse=` token of a group: its label value, or `-` for the nodes without the label
+/// (a label value cannot be `-`: it must begin and end with a letter or digit).
+pub fn group_token(value: Option<&str>) -> String {
+    value.unwrap_or("-").to_string()
+}
+
+impl RowSort {
+    /// The `sort=` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowSort::Name => "name",
+            RowSort::Problems => "problems",
+        }
+    }
 }
 
 /// A parsed query plus the notes explaining what was ignored.
@@ -37,8 +88,26 @@ impl MatrixQuery {
         if !self.q.is_empty() {
             parts.push(format!("q={}", encode(&self.q)));
         }
+        if !self.selector.is_empty() {
+            parts.push(format!("selector={}", encode(&self.selector)));
+        }
         if let Some(s) = self.state {
             parts.push(format!("state={}", state_name(s)));
+        }
+        if let Some(p) = self.problems {
+            parts.push(format!("problems={}", u8::from(p)));
+        }
+        if self.sort != RowSort::Name {
+            parts.push(format!("sort={}", self.sort.as_str()));
+        }
+        match &self.group {
+            GroupChoice::Default => {}
+            GroupChoice::None => parts.push("group=none".to_string()),
+            GroupChoice::Label(key) => parts.push(format!("group={}", encode(key))),
+        }
+        if !self.collapsed.is_empty() {
+            let tokens: Vec<String> = self.collapsed.iter().map(|t| encode(t)).collect();
+            parts.push(format!("collapse={}", tokens.join(",")));
         }
         if page > 1 {
             parts.push(format!("page={page}"));
@@ -49,9 +118,27 @@ impl MatrixQuery {
             format!("?{}", parts.join("&"))
         }
     }
+
+    /// The link that collapses the group with `token`, or expands it when collapsed; the
+    /// page stays where it is (clamped when the page gets shorter).
+    pub fn href_toggling_group(&self, token: &str) -> String {
+        let mut next = self.clone();
+        if let Some(i) = next.collapsed.iter().position(|t| t == token) {
+            next.collapsed.remove(i);
+        } else {
+            next.collapsed.push(token.to_string());
+        }
+        next.href_for_page(self.page)
+    }
 }
 
-/// Reads `q`, `state` and `page` through `get` (the router's query map).
+/// Longest label selector kept (a label key is at most 317 characters, a value 63).
+pub const MAX_SELECTOR_LEN: usize = 1024;
+
+/// Most groups kept collapsed at once (one per group of a large cluster is plenty).
+const MAX_COLLAPSED: usize = 200;
+
+/// Reads the query parameters through `get` (the router's query map).
 pub fn parse_query(get: impl Fn(&str) -> Option<String>) -> ParsedQuery {
     let mut notes = Vec::new();
 
@@ -84,6 +171,86 @@ pub fn parse_query(get: impl Fn(&str) -> Option<String>) -> ParsedQuery {
         },
     };
 
+    let problems = match get("problems").map(|s| s.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(s) if s.is_empty() => None,
+        Some(s) => match s.as_str() {
+            "1" | "true" | "on" | "yes" => Some(true),
+            "0" | "false" | "off" | "no" => Some(false),
+            _ => {
+                notes.push(format!(
+                    "\u{201c}problems={}\u{201d} is neither 1 nor 0; using the default.",
+                    shorten(&s)
+                ));
+                None
+            }
+        },
+    };
+
+    let sort = match get("sort").map(|s| s.trim().to_ascii_lowercase()) {
+        None => RowSort::Name,
+        Some(s) if s.is_empty() || s == "name" => RowSort::Name,
+        Some(s) if s == "problems" => RowSort::Problems,
+        Some(s) => {
+            notes.push(format!(
+                "Unknown sort \u{201c}{}\u{201d}; sorting by name. Valid sorts: name, problems.",
+                shorten(&s)
+            ));
+            RowSort::Name
+        }
+    };
+
+    let mut selector = get("selector").unwrap_or_default().trim().to_string();
+    if selector.chars().count() > MAX_SELECTOR_LEN {
+        notes.push(format!(
+            "The label selector was longer than {MAX_SELECTOR_LEN} characters; it was ignored."
+        ));
+        selector.clear();
+    }
+    if !selector.is_empty() {
+        if let Err(err) = LabelSelector::parse(&selector) {
+            notes.push(format!(
+                "The label selector \u{201c}{}\u{201d} is not valid ({}); showing nodes of any label.",
+                shorten(&selector),
+                shorten_to(&err.to_string(), 160)
+            ));
+            selector.clear();
+        }
+    }
+
+    let group = match get("group").map(|s| s.trim().to_string()) {
+        None => GroupChoice::Default,
+        Some(s) if s.is_empty() => GroupChoice::Default,
+        Some(s) if s.eq_ignore_ascii_case("none") => GroupChoice::None,
+        Some(s) if s.chars().count() <= MAX_FILTER_LEN * 2 && !s.chars().any(char::is_control) => {
+            GroupChoice::Label(s)
+        }
+        Some(s) => {
+            notes.push(format!(
+                "\u{201c}group={}\u{201d} is not a label key; rows are grouped by default.",
+                shorten(&s)
+            ));
+            GroupChoice::Default
+        }
+    };
+
+    let mut collapsed: Vec<String> = Vec::new();
+    for token in get("collapse").unwrap_or_default().split(',') {
+        let token = token.trim();
+        if token.is_empty() || token.chars().any(char::is_control) || token.len() > 63 {
+            continue;
+        }
+        if collapsed.len() == MAX_COLLAPSED {
+            notes.push(format!(
+                "Only the first {MAX_COLLAPSED} collapsed groups are kept."
+            ));
+            break;
+        }
+        if !collapsed.iter().any(|t| t == token) {
+            collapsed.push(token.to_string());
+        }
+    }
+
     let page = match get("page").map(|s| s.trim().to_string()) {
         None => 1,
         Some(s) if s.is_empty() => 1,
@@ -100,17 +267,30 @@ pub fn parse_query(get: impl Fn(&str) -> Option<String>) -> ParsedQuery {
     };
 
     ParsedQuery {
-        query: MatrixQuery { q, state, page },
+        query: MatrixQuery {
+            q,
+            state,
+            problems,
+            sort,
+            selector,
+            group,
+            collapsed,
+            page,
+        },
         notes,
     }
 }
 
 /// Bounds a user-supplied value before echoing it in a note.
 fn shorten(s: &str) -> String {
-    const MAX: usize = 40;
+    shorten_to(s, 40)
+}
+
+/// Bounds a text to `max` characters, without control characters.
+fn shorten_to(s: &str, max: usize) -> String {
     let cleaned: String = s.chars().filter(|c| !c.is_control()).collect();
-    if cleaned.chars().count() > MAX {
-        format!("{}…", cleaned.chars().take(MAX).collect::<String>())
+    if cleaned.chars().count() > max {
+        format!("{}…", cleaned.chars().take(max).collect::<String>())
     } else {
         cleaned
     }
@@ -151,7 +331,8 @@ mod tests {
             MatrixQuery {
                 q: String::new(),
                 state: None,
-                page: 1
+                page: 1,
+                ..Default::default()
             }
         );
         assert!(p.notes.is_empty());
@@ -166,6 +347,7 @@ mod tests {
                     q: "gpu".into(),
                     state: None,
                     page: 1,
+                    ..Default::default()
                 },
             ),
             (
@@ -174,6 +356,7 @@ mod tests {
                     q: String::new(),
                     state: Some(CellState::Missing),
                     page: 1,
+                    ..Default::default()
                 },
             ),
             (
@@ -182,6 +365,7 @@ mod tests {
                     q: String::new(),
                     state: Some(CellState::Excluded),
                     page: 1,
+                    ..Default::default()
                 },
             ),
             (
@@ -190,6 +374,7 @@ mod tests {
                     q: String::new(),
                     state: None,
                     page: 1,
+                    ..Default::default()
                 },
             ),
             (
@@ -198,6 +383,7 @@ mod tests {
                     q: String::new(),
                     state: None,
                     page: 3,
+                    ..Default::default()
                 },
             ),
         ];
@@ -244,9 +430,103 @@ mod tests {
             q: "a b&c".into(),
             state: Some(CellState::Missing),
             page: 1,
+            ..Default::default()
         };
         assert_eq!(q.href_for_page(2), "?q=a%20b%26c&state=missing&page=2");
         assert_eq!(q.href_for_page(1), "?q=a%20b%26c&state=missing");
         assert_eq!(MatrixQuery::default().href_for_page(1), "?");
+    }
+
+    #[test]
+    fn a_label_selector_is_kept_when_it_parses_and_dropped_with_a_note_when_not() {
+        let good = parse(&[("selector", " pool in (gpu,web),!spot,zone!=a ")]);
+        assert_eq!(good.query.selector, "pool in (gpu,web),!spot,zone!=a");
+        assert!(good.notes.is_empty(), "{:?}", good.notes);
+        for bad in ["pool in gpu", "=x", "a b"] {
+            let p = parse(&[("selector", bad)]);
+            assert_eq!(p.query.selector, "", "{bad}");
+            assert!(p.notes[0].contains("is not valid"), "{bad}: {:?}", p.notes);
+        }
+        let huge = parse(&[("selector", &"a".repeat(5000))]);
+        assert_eq!(huge.query.selector, "");
+        assert_eq!(huge.notes.len(), 1);
+    }
+
+    #[test]
+    fn problems_sort_group_and_collapse_parse_and_garbage_gets_a_note() {
+        let p = parse(&[
+            ("problems", "0"),
+            ("sort", "problems"),
+            ("group", "topology.kubernetes.io/zone"),
+            ("collapse", "eu-west-1a,-,,eu-west-1a"),
+        ]);
+        assert_eq!(p.query.problems, Some(false));
+        assert_eq!(p.query.sort, RowSort::Problems);
+        assert_eq!(
+            p.query.group,
+            GroupChoice::Label("topology.kubernetes.io/zone".into())
+        );
+        assert_eq!(
+            p.query.collapsed,
+            ["eu-west-1a", "-"],
+            "blank and repeated tokens dropped"
+        );
+        assert!(p.notes.is_empty());
+        assert_eq!(parse(&[("group", "None")]).query.group, GroupChoice::None);
+        for (pairs, note) in [
+            (&[("problems", "maybe")][..], "neither 1 nor 0"),
+            (&[("sort", "age;drop")][..], "Unknown sort"),
+            (&[("group", "a\u{7}b")][..], "is not a label key"),
+        ] {
+            let p = parse(pairs);
+            assert!(p.notes[0].contains(note), "{pairs:?}: {:?}", p.notes);
+        }
+    }
+
+    #[test]
+    fn every_choice_survives_the_round_trip_through_a_link() {
+        let q = MatrixQuery {
+            q: "gpu".into(),
+            state: Some(CellState::Missing),
+            problems: Some(true),
+            sort: RowSort::Problems,
+            selector: "pool in (a,b),!spot".into(),
+            group: GroupChoice::Label("karpenter.sh/nodepool".into()),
+            collapsed: vec!["a".into(), "-".into()],
+            page: 2,
+        };
+        let href = q.href_for_page(2);
+        let pairs: Vec<(String, String)> = href
+            .trim_start_matches('?')
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), decode(v)))
+            .collect();
+        let back = parse_query(|k| {
+            pairs
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        });
+        assert_eq!(back.query, q, "{href}");
+        let toggled = q.href_toggling_group("a");
+        assert!(toggled.contains("collapse=-&"), "{toggled}");
+        assert!(q.href_toggling_group("b").contains("collapse=a,-,b"));
+    }
+
+    fn decode(s: &str) -> String {
+        let bytes = s.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%' {
+                out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+                i += 3;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out).unwrap()
     }
 }

@@ -13,17 +13,13 @@ use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, StrategyKind};
 const MAX_ITEMS: usize = 8;
 const MAX_TEXT: usize = 100;
 
-/// Label keys that identify a node's role, zone or pool, in the order they are shown.
+/// Label keys that identify a node's role, zone or machine, in the order they are shown (after
+/// the pool labels, [`crate::names::POOL_LABELS`], which come first: the matrix groups by them).
 const IDENTIFYING_LABELS: &[&str] = &[
     "kubernetes.io/role",
     crate::names::ZONE_LABEL,
     crate::names::REGION_LABEL,
     crate::names::INSTANCE_TYPE_LABEL,
-    "cloud.google.com/gke-nodepool",
-    "eks.amazonaws.com/nodegroup",
-    "karpenter.sh/nodepool",
-    "kubernetes.azure.com/agentpool",
-    "agentpool",
     "workload-type",
 ];
 
@@ -163,6 +159,9 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
     if node.taints.len() > MAX_ITEMS {
         taints.push(format!("…and {} more", node.taints.len() - MAX_ITEMS));
     }
+    let pools = crate::names::POOL_LABELS
+        .iter()
+        .filter_map(|k| node.labels.get_key_value(*k));
     let roles = node
         .labels
         .iter()
@@ -170,7 +169,8 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
     let known = IDENTIFYING_LABELS
         .iter()
         .filter_map(|k| node.labels.get_key_value(*k));
-    let labels = roles
+    let labels = pools
+        .chain(roles)
         .chain(known)
         .take(MAX_ITEMS)
         .map(|(k, v)| (bounded(k), bounded(v)))
