@@ -124,6 +124,7 @@ fn MatrixView(
     // filters, sorts or groups by cell states is cut again on every change of a cell.
     let sub_query = query.clone();
     let by_cells = query.state.is_some()
+        || !query.columns.is_empty()
         || window.problems_only
         || query.sort == RowSort::Problems
         || window.group_by.is_some();

@@ -242,11 +242,13 @@ impl MatrixModel {
                         continue;
                     };
                     self.lookup.with_value(|lookup| {
-                        if let Some((_, sig)) = lookup
-                            .get(node)
-                            .and_then(|r| r.cells.get(*column))
-                            .filter(|(k, _)| k == key)
-                        {
+                        // By key: a view showing some columns only holds them at other indexes.
+                        if let Some((_, sig)) = lookup.get(node).and_then(|r| {
+                            r.cells
+                                .get(*column)
+                                .filter(|(k, _)| k == key)
+                                .or_else(|| r.cells.iter().find(|(k, _)| k == key))
+                        }) {
                             sig.set(*cell);
                         }
                     });
@@ -263,7 +265,11 @@ impl MatrixModel {
                 Change::Column { index } => {
                     if let Some(c) = snap.daemonsets.get(*index) {
                         self.columns.with_untracked(|cs| {
-                            if let Some(cm) = cs.get(*index).filter(|cm| cm.key == c.key) {
+                            if let Some(cm) = cs
+                                .get(*index)
+                                .filter(|cm| cm.key == c.key)
+                                .or_else(|| cs.iter().find(|cm| cm.key == c.key))
+                            {
                                 cm.col.set(c.clone());
                             }
                         });

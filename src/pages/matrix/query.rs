@@ -26,6 +26,9 @@ pub struct MatrixQuery {
     /// A Kubernetes label selector for nodes (`pool=gpu,zone in (a,b),!spot`), already
     /// checked by the one parser the rules use; empty means every node.
     pub selector: String,
+    /// Only the DaemonSet columns whose `namespace/name` contains this (case-insensitive):
+    /// `monitoring/` for a namespace, `log-collector` for one agent; empty means every column.
+    pub columns: String,
     /// How rows are grouped.
     pub group: GroupChoice,
     /// Collapsed groups, by [`group_token`].
@@ -90,6 +93,9 @@ impl MatrixQuery {
         }
         if !self.selector.is_empty() {
             parts.push(format!("selector={}", encode(&self.selector)));
+        }
+        if !self.columns.is_empty() {
+            parts.push(format!("ds={}", encode(&self.columns)));
         }
         if let Some(s) = self.state {
             parts.push(format!("state={}", state_name(s)));
@@ -218,6 +224,15 @@ pub fn parse_query(get: impl Fn(&str) -> Option<String>) -> ParsedQuery {
         }
     }
 
+    let mut columns = get("ds").unwrap_or_default().trim().to_string();
+    if columns.chars().count() > MAX_FILTER_LEN || columns.chars().any(char::is_control) {
+        notes.push(format!(
+            "The DaemonSet filter \u{201c}{}\u{201d} is not a namespace/name part; showing every DaemonSet.",
+            shorten(&columns)
+        ));
+        columns.clear();
+    }
+
     let group = match get("group").map(|s| s.trim().to_string()) {
         None => GroupChoice::Default,
         Some(s) if s.is_empty() => GroupChoice::Default,
@@ -273,6 +288,7 @@ pub fn parse_query(get: impl Fn(&str) -> Option<String>) -> ParsedQuery {
             problems,
             sort,
             selector,
+            columns,
             group,
             collapsed,
             page,
@@ -491,6 +507,7 @@ mod tests {
             problems: Some(true),
             sort: RowSort::Problems,
             selector: "pool in (a,b),!spot".into(),
+            columns: "monitoring/".into(),
             group: GroupChoice::Label("karpenter.sh/nodepool".into()),
             collapsed: vec!["a".into(), "-".into()],
             page: 2,

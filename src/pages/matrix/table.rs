@@ -12,6 +12,10 @@ use crate::domain::coverage::CellState;
 use crate::domain::view::StateCounts;
 use leptos::prelude::*;
 
+/// Up to this many DaemonSet columns the table takes the page's width and writes their names
+/// across (a dozen fit a 1,400 px window); more columns are narrow, with names written upwards.
+const WIDE_UP_TO: usize = 12;
+
 /// One line of the table body: a group header or a node row.
 #[derive(Clone)]
 enum Line {
@@ -224,6 +228,7 @@ pub fn MatrixTable(
             <table
                 class="matrix"
                 data-testid="matrix"
+                data-density=move || if model.columns.with(|c| c.len() <= WIDE_UP_TO) { "wide" } else { "dense" }
                 role="grid"
                 aria-label="Coverage: nodes by DaemonSet. Arrow keys move between cells, Enter explains one."
                 on:keydown=on_keydown

@@ -123,6 +123,7 @@ pub fn Toolbar(
     };
     let filtered = !query.q.is_empty()
         || !query.selector.is_empty()
+        || !query.columns.is_empty()
         || query.state.is_some()
         || query.problems.is_some()
         || query.sort != RowSort::Name
@@ -148,6 +149,10 @@ pub fn Toolbar(
                         spellcheck="false"
                         autocomplete="off"
                     />
+                </label>
+                <label>
+                    "DaemonSets "
+                    <input type="search" name="ds" class="columns" data-testid="columns" value=query.columns.clone() placeholder="namespace/name contains…" maxlength="253"/>
                 </label>
                 <label>
                     "State "

@@ -150,6 +150,41 @@ pub fn cut_window_with(
     query: &MatrixQuery,
     selected: Option<&HashSet<String>>,
 ) -> MatrixWindow {
+    // The columns shown: a view of some DaemonSets only projects every row onto them, so the
+    // state and problem filters, the sort and the group counts see only those cells.
+    let column_needle = query.columns.to_lowercase();
+    let shown_columns: Option<Vec<usize>> = (!column_needle.is_empty()).then(|| {
+        snapshot
+            .daemonsets
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.key.to_lowercase().contains(&column_needle))
+            .map(|(i, _)| i)
+            .collect()
+    });
+    let projected: Option<MatrixSnapshot> = shown_columns.as_ref().map(|keep| MatrixSnapshot {
+        version: snapshot.version,
+        cluster: String::new(),
+        daemonsets: keep
+            .iter()
+            .filter_map(|i| snapshot.daemonsets.get(*i).cloned())
+            .collect(),
+        nodes: snapshot
+            .nodes
+            .iter()
+            .map(|row| NodeRow {
+                cells: keep
+                    .iter()
+                    .filter_map(|i| row.cells.get(*i).copied())
+                    .collect(),
+                ..row.clone()
+            })
+            .collect(),
+        health: Vec::new(),
+    });
+    let all = snapshot;
+    let snapshot = projected.as_ref().unwrap_or(all);
+
     let needle = query.q.to_lowercase();
     let problems_only = query
         .problems
@@ -175,6 +210,12 @@ pub fn cut_window_with(
     }
 
     let mut notes = Vec::new();
+    if shown_columns.as_ref().is_some_and(Vec::is_empty) {
+        notes.push(format!(
+            "No DaemonSet's namespace/name contains \u{201c}{}\u{201d}; no column is shown.",
+            query.columns
+        ));
+    }
     let keys = group_keys(&snapshot.nodes);
     let group_by = chosen_group(query, &keys, &mut notes);
     // Groups in order of their value (nodes without the label last); the sort within a group
@@ -270,24 +311,24 @@ pub fn cut_window_with(
     }
 
     MatrixWindow {
-        version: snapshot.version,
-        cluster: snapshot.cluster.clone(),
+        version: all.version,
+        cluster: all.cluster.clone(),
         daemonsets: snapshot.daemonsets.clone(),
         rows,
         group_by,
         groups,
         group_keys: keys,
-        health: snapshot.health.clone(),
+        health: all.health.clone(),
         total_nodes: snapshot.nodes.len(),
         matched_nodes: matched.len(),
-        problem_nodes: snapshot
+        problem_nodes: all
             .nodes
             .iter()
             .filter(|r| r.cells.iter().any(|c| c.is_problem()))
             .count(),
         page,
         pages,
-        state_counts: count_states(&snapshot.nodes),
+        state_counts: count_states(&all.nodes),
         problems_only,
         notes,
     }
@@ -668,5 +709,41 @@ mod tests {
             .map(|g| (g.value.as_deref(), g.continued, g.at_row))
             .collect();
         assert_eq!(heads, [(Some("big"), true, 0), (Some("small"), false, 1)]);
+    }
+
+    #[test]
+    fn a_daemonset_filter_shows_its_columns_and_filters_rows_by_their_cells_only() {
+        use CellState::*;
+        // Nodes missing the log agent, grouped by pool: the question of issue 13.
+        let w = cut_window(
+            &pools(),
+            &MatrixQuery {
+                columns: "NS/LOG".into(),
+                state: Some(Missing),
+                ..Default::default()
+            },
+        );
+        let keys: Vec<_> = w.daemonsets.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["ns/log"]);
+        assert_eq!(names(&w), ["gpu-2"], "bare misses nothing of ns/log");
+        assert_eq!(w.rows[0].cells, [Missing]);
+        assert_eq!(w.groups[0].columns.len(), 1);
+        assert_eq!(
+            w.problem_nodes, 2,
+            "the header still counts the whole cluster"
+        );
+        let none = cut_window(
+            &pools(),
+            &MatrixQuery {
+                columns: "nothing".into(),
+                ..Default::default()
+            },
+        );
+        assert!(none.daemonsets.is_empty());
+        assert!(
+            none.notes[0].contains("no column is shown"),
+            "{:?}",
+            none.notes
+        );
     }
 }
