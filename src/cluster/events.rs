@@ -170,7 +170,7 @@ impl RecentEvents {
                 ..row.clone()
             })
             .collect();
-        rows.sort_by(|a, b| b.last_seen.cmp(&a.last_seen));
+        rows.sort_by_key(|row| std::cmp::Reverse(row.last_seen));
         rows
     }
 

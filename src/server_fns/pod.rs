@@ -5,7 +5,7 @@
 //! pod a person opens (`cluster::Reader`). Whether it runs the current revision (§d.4) still
 //! comes from the live store's DaemonSet, through the domain rule the other pages use.
 
-use super::error::{DashboardError, ObjectKind};
+use super::error::DashboardError;
 use crate::domain::view::PodDetail;
 use leptos::prelude::*;
 
@@ -25,6 +25,7 @@ fn check_part(what: &str, text: &str) -> Result<(), DashboardError> {
 #[server(endpoint = "pod")]
 pub async fn get_pod(namespace: String, name: String) -> Result<PodDetail, DashboardError> {
     use super::context;
+    use super::error::ObjectKind;
     use crate::domain::rollout::is_pod_updated;
     use crate::edge::convert::{pod::pod_detail, pod_facts};
     use k8s_openapi::api::core::v1::Pod;
