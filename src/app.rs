@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    ParamSegment, StaticSegment,
+    ParamSegment, SsrMode, StaticSegment,
 };
 
 /// The document around the app: SSR renders it once per request.
@@ -57,6 +57,13 @@ pub fn App() -> impl IntoView {
                         view=crate::pages::daemonset::DaemonSetPage
                     />
                     <Route path=(StaticSegment("node"), ParamSegment("name")) view=crate::pages::node::NodePage/>
+                    <Route
+                        path=(StaticSegment("pod"), ParamSegment("namespace"), ParamSegment("name"))
+                        view=crate::pages::pod::PodPage
+                        // The pod is read from the API server: wait for it before the first
+                        // byte, so that a missing pod can still answer 404.
+                        ssr=SsrMode::Async
+                    />
                 </Routes>
             </main>
         </Router>

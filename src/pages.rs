@@ -6,6 +6,7 @@ pub mod explainer;
 pub mod failed;
 pub mod matrix;
 pub mod node;
+pub mod pod;
 pub mod poll;
 
 use crate::domain::view::{EventRow, EventScope};

@@ -382,6 +382,20 @@ fn the_deploy_role_shows_every_page_and_grants_exactly_what_the_dashboard_reads(
         "/node/worker-1",
         &["data-node=\"worker-1\"", "RegisteredNode"],
     );
+    // The pod page reads one daemon pod on demand (get pods).
+    let pod = cluster.kubectl(&[
+        "get",
+        "pods",
+        "-n",
+        "agents",
+        "-o",
+        "jsonpath={.items[0].metadata.name}",
+    ]);
+    assert_page(
+        &dashboard,
+        &format!("/pod/agents/{}", pod.trim()),
+        &["data-testid=\"pod-page\"", "/ds/agents/log-collector"],
+    );
     let synced: Vec<String> = ["nodes", "daemonsets", "pods", "controllerrevisions"]
         .iter()
         .map(|r| format!("daemonscope_watch_synced{{resource=\"{r}\"}} 1"))

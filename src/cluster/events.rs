@@ -152,6 +152,28 @@ impl RecentEvents {
             .unwrap_or_default()
     }
 
+    /// The events about one daemon pod, newest first, from its namespace's DaemonSet pages
+    /// (every daemon pod's events are filed there, `pages_for`), with `object` reading `Pod`.
+    /// Why not a page of its own: a page per pod would multiply the store by the pod count;
+    /// the pod page shows what the DaemonSet page keeps (its newest `PER_OBJECT`).
+    pub fn of_pod(&self, namespace: &str, name: &str) -> Vec<EventRow> {
+        let object = format!("Pod {namespace}/{name}");
+        let prefix = format!("{namespace}/");
+        let mut rows: Vec<EventRow> = self
+            .pages
+            .iter()
+            .filter(|(page, _)| matches!(page, Page::DaemonSet(key) if key.starts_with(&prefix)))
+            .flat_map(|(_, list)| list.iter().map(|(_, row)| row))
+            .filter(|row| row.object == object)
+            .map(|row| EventRow {
+                object: "Pod".to_string(),
+                ..row.clone()
+            })
+            .collect();
+        rows.sort_by_key(|row| std::cmp::Reverse(row.last_seen));
+        rows
+    }
+
     /// How many distinct events are held in all (metrics, tests of the bound).
     pub fn len(&self) -> usize {
         self.filed.len()

@@ -145,6 +145,11 @@ impl Live {
         self.events().of(page)
     }
 
+    /// The recent events about one daemon pod, newest first (the pod page).
+    pub fn pod_events(&self, namespace: &str, name: &str) -> Vec<crate::domain::view::EventRow> {
+        self.events().of_pod(namespace, name)
+    }
+
     /// The metrics registry.
     pub fn metrics(&self) -> &Metrics {
         &self.metrics

@@ -156,6 +156,11 @@ impl ClusterState {
         self.daemonsets.get(key)
     }
 
+    /// The facts of the DaemonSet with this uid (a pod's controller reference, §f), if known.
+    pub fn daemonset_by_uid(&self, uid: &str) -> Option<&DaemonSetFacts> {
+        self.daemonsets.get(self.ds_key_by_uid.get(uid)?)
+    }
+
     /// The facts of one node, if known.
     pub fn node(&self, name: &str) -> Option<&NodeFacts> {
         self.nodes.get(name)

@@ -4,6 +4,7 @@
 //! Why only these pod fields: the dashboard never renders env values, command lines or
 //! volume contents (design: read-only, no secrets), and `PodSummary` carries none.
 
+use super::pod::pod_href;
 use super::state_look::{state_name, state_phrase, state_symbol};
 use crate::domain::scheduling::{Reason, Rule};
 use crate::domain::view::{CellExplanation, PodSummary};
@@ -78,16 +79,17 @@ fn reason_row(r: Reason) -> impl IntoView {
     }
 }
 
-fn pod_row(p: PodSummary) -> impl IntoView {
+fn pod_row(daemonset: &str, p: PodSummary) -> impl IntoView {
     let status = match (&p.waiting_reason, p.terminating) {
         (_, true) => "Terminating".to_string(),
         (Some(w), false) => w.clone(),
         (None, false) => p.phase.to_string(),
     };
     let name = p.name.clone();
+    let href = pod_href(daemonset, &p.name);
     view! {
         <tr data-pod=name>
-            <td><code>{p.name}</code></td>
+            <td><a class="pod-link" href=href><code>{p.name}</code></a></td>
             <td>{status}</td>
             <td>{yes_no(p.ready)}</td>
             <td>{if p.updated { "current" } else { "old" }}<br/><code class="hash">{p.revision_hash}</code></td>
@@ -121,7 +123,11 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
     let pods = if e.pods.is_empty() {
         view! { <p class="muted">"No pod of this DaemonSet on this node."</p> }.into_any()
     } else {
-        let rows = e.pods.into_iter().map(pod_row).collect_view();
+        let rows = e
+            .pods
+            .into_iter()
+            .map(|p| pod_row(&e.daemonset, p))
+            .collect_view();
         view! {
             <table class="pods">
                 <thead>

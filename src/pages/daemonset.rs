@@ -12,6 +12,7 @@ use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
 use crate::components::explanation::{format_age, ExplanationPanel};
+use crate::components::pod::pod_href;
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
@@ -333,6 +334,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                             children=move |r: ProgressRow| {
                                 let me = Some((r.node.clone(), ds_key.clone()));
                                 let pods = r.pods;
+                                let pod_ds = ds_key.clone();
                                 view! {
                                     <tr data-progress-node=r.node.clone()>
                                         <td>
@@ -363,7 +365,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                                                         };
                                                         view! {
                                                             <div class="pod-line" data-pod=p.name.clone()>
-                                                                <code>{p.name.clone()}</code>
+                                                                <a class="pod-link" href=pod_href(&pod_ds, &p.name)><code>{p.name.clone()}</code></a>
                                                                 {format!(
                                                                     " · {rev} {} · {status} · ready {} · {} restarts · {}",
                                                                     p.revision_hash,

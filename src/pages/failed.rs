@@ -81,3 +81,40 @@ pub fn NodeFailed(name: String, error: DashboardError, hub: LiveHub) -> impl Int
     }
     .into_any()
 }
+
+/// Why the pod cannot be shown: a missing one (deleted, or never there) answers 404 with the
+/// friendly page; a refused read or an unreachable API server says which.
+#[component]
+pub fn PodFailed(key: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
+    let cluster =
+        Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string()));
+    let body = if error.is_not_found() {
+        super::respond_not_found();
+        view! {
+            <p class="not-found" data-testid="pod-not-found" data-error="not-found">
+                "No pod "<code>{key}</code>" in this cluster (it may have been replaced). "
+                <a href="/">"Back to the matrix"</a>
+            </p>
+        }
+        .into_any()
+    } else {
+        let lead = match &error {
+            DashboardError::Forbidden { .. } => "Not allowed to show pod ",
+            DashboardError::ClusterUnavailable { .. } => {
+                "The cluster is not available to show pod "
+            }
+            _ => "Cannot show pod ",
+        };
+        view! {
+            <p class="not-found" data-testid="pod-error" data-error=error.code()>
+                {lead}<code>{key}</code>": "{error.to_string()}" "
+                <a href="/">"Back to the matrix"</a>
+            </p>
+        }
+        .into_any()
+    };
+    view! {
+        <TopBar cluster=cluster conn=hub.conn/>
+        <div class="content">{body}</div>
+    }
+}

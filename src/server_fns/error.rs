@@ -17,6 +17,8 @@ pub enum ObjectKind {
     Node,
     /// A DaemonSet (`/ds/:namespace/:name`).
     DaemonSet,
+    /// A pod (`/pod/:namespace/:name`).
+    Pod,
 }
 
 impl fmt::Display for ObjectKind {
@@ -24,6 +26,7 @@ impl fmt::Display for ObjectKind {
         f.write_str(match self {
             ObjectKind::Node => "node",
             ObjectKind::DaemonSet => "DaemonSet",
+            ObjectKind::Pod => "pod",
         })
     }
 }

@@ -1,4 +1,4 @@
-//! The recent events of a DaemonSet's or a node's page.
+//! The recent events of a DaemonSet's, a node's or a daemon pod's page.
 //!
 //! Why a server function of its own: events are optional data kept apart from the matrix
 //! (`cluster::events`), read when the page loads, again when the page's live signal says the
@@ -10,7 +10,8 @@ use crate::domain::view::{EventRow, EventScope};
 use leptos::prelude::*;
 
 /// The newest events of one page, newest first: `scope` says whether `name` is a DaemonSet
-/// (`namespace/name`) or a node. An object with no events (or not known) has an empty list.
+/// (`namespace/name`), a node or a pod (`namespace/name`). An object with no events (or not
+/// known) has an empty list.
 #[server(endpoint = "events")]
 pub async fn get_events(scope: EventScope, name: String) -> Result<Vec<EventRow>, DashboardError> {
     use crate::cluster::events::Page;
@@ -23,6 +24,16 @@ pub async fn get_events(scope: EventScope, name: String) -> Result<Vec<EventRow>
     let page = match scope {
         EventScope::DaemonSet => Page::DaemonSet(name),
         EventScope::Node => Page::Node(name),
+        EventScope::Pod => {
+            return match name.split_once('/') {
+                Some((ns, pod)) if !ns.is_empty() && !pod.is_empty() => {
+                    Ok(live.pod_events(ns, pod))
+                }
+                _ => Err(DashboardError::BadRequest {
+                    detail: format!("pod {name:?} is not namespace/name"),
+                }),
+            };
+        }
     };
     Ok(live.events_of(&page))
 }

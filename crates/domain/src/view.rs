@@ -6,9 +6,11 @@
 
 mod counts;
 mod kinds;
+mod pod;
 
 pub use counts::StateCounts;
 pub use kinds::{EventScope, EventType, StrategyKind};
+pub use pod::{ContainerDetail, ContainerState, PodCondition, PodDetail, Termination};
 
 use super::coverage::CellState;
 use super::facts::PodPhase;

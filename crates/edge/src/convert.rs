@@ -6,6 +6,7 @@
 
 pub mod events;
 pub mod load;
+pub mod pod;
 mod revision;
 
 pub use revision::{daemonset_identity, revision_facts};
@@ -14,7 +15,7 @@ use crate::domain::facts::*;
 use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Pod, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 /// Why an object cannot be read: names the object and the problem, for a one-line error.
@@ -339,17 +340,22 @@ fn pod_phase(phase: Option<&str>) -> PodPhase {
     }
 }
 
+/// The pod's controller ownerReference when it is a DaemonSet (§f: a pod belongs to a
+/// DaemonSet only through a controller reference, never through labels alone).
+pub fn daemonset_owner(pod: &Pod) -> Option<&OwnerReference> {
+    pod.metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true) && r.kind == "DaemonSet")
+}
+
 /// The compact projection of a daemon pod (§c, §f): owner by controller reference uid, the
 /// node it is for, readiness with its transition time, restarts and a waiting reason.
 pub fn pod_facts(pod: &Pod) -> PodFacts {
     let meta = &pod.metadata;
     let labels = meta.labels.as_ref();
-    let owner_uid = meta
-        .owner_references
-        .iter()
-        .flatten()
-        .find(|r| r.controller == Some(true) && r.kind == "DaemonSet")
-        .map(|r| r.uid.clone());
+    let owner_uid = daemonset_owner(pod).map(|r| r.uid.clone());
     let spec = pod.spec.as_ref();
     let status = pod.status.as_ref();
     let ready_condition = status

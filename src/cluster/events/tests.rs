@@ -168,3 +168,44 @@ fn a_relist_replaces_everything_held() {
     assert!(store.of(&ds("a/log")).is_empty());
     assert_eq!(store.of(&Page::Node("n".into()))[0].reason, "New");
 }
+
+#[test]
+fn a_pod_page_gets_only_that_pods_events_from_its_namespaces_daemonset_pages_newest_first() {
+    let about = |object: &str, reason: &str, at: i64| EventRow {
+        object: object.into(),
+        ..row(reason, at)
+    };
+    let mut store = RecentEvents::new();
+    let me = "Pod kube-system/log-abc";
+    store.apply(
+        &[ds("kube-system/log")],
+        "e1".into(),
+        about(me, "Pulled", 10),
+    );
+    store.apply(
+        &[ds("kube-system/log")],
+        "e2".into(),
+        about(me, "BackOff", 30),
+    );
+    store.apply(
+        &[ds("kube-system/log")],
+        "e3".into(),
+        about("Pod kube-system/log-xyz", "BackOff", 20),
+    );
+    store.apply(
+        &[ds("kube-system/log")],
+        "e4".into(),
+        about("DaemonSet", "SuccessfulCreate", 40),
+    );
+    // The same name in another namespace is another pod.
+    store.apply(
+        &[ds("other/log")],
+        "e5".into(),
+        about("Pod other/log-abc", "Killing", 50),
+    );
+    let rows = store.of_pod("kube-system", "log-abc");
+    let reasons: Vec<_> = rows.iter().map(|r| r.reason.as_str()).collect();
+    assert_eq!(reasons, ["BackOff", "Pulled"]);
+    assert!(rows.iter().all(|r| r.object == "Pod"));
+    assert!(store.of_pod("kube-system", "gone").is_empty());
+}

@@ -91,4 +91,6 @@ pub enum EventScope {
     DaemonSet,
     /// A node's page (its own events and its daemon pods').
     Node,
+    /// A daemon pod's page (`namespace/name`): its events, as kept for its DaemonSet's page.
+    Pod,
 }

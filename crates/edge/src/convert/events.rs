@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::Event;
 /// Longest message kept, in bytes (cut on a character boundary).
 pub const MAX_MESSAGE: usize = 512;
 /// Longest reason kept, in bytes.
-const MAX_REASON: usize = 128;
+pub(crate) const MAX_REASON: usize = 128;
 
 /// What an Event is about, from `involvedObject`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct EventFacts {
 }
 
 /// `text` cut to at most `max` bytes on a character boundary, with `…` when cut.
-fn cut(text: &str, max: usize) -> String {
+pub(crate) fn cut(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }

@@ -1,0 +1,92 @@
+//! The pod page (`/pod/:namespace/:name`): one daemon pod in full (phase, conditions, each
+//! container's state, restarts and last termination, node, revision) and its recent events.
+//!
+//! Data: `get_pod` reads the pod from the API server on demand (the live store keeps only a
+//! compact projection), server-rendered, then re-read every `POLL`: a restart count or a
+//! back-off changes no cell of the matrix, so no live delta would bring it.
+
+use super::failed::PodFailed;
+use super::poll::poll_tick;
+use crate::components::banner::TopBar;
+use crate::components::events::RecentEvents;
+use crate::components::pod::{ContainerTable, PodConditions, PodFacts};
+use crate::domain::view::{EventScope, PodDetail};
+use crate::live_client::{use_live_hub, LiveHub};
+use crate::server_fns::get_pod;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+/// The pod page.
+#[component]
+pub fn PodPage() -> impl IntoView {
+    let hub = use_live_hub();
+    let params = use_params_map();
+    let key = Memo::new(move |_| {
+        params.with(|p| {
+            (
+                p.get("namespace").unwrap_or_default(),
+                p.get("name").unwrap_or_default(),
+            )
+        })
+    });
+    let poll = poll_tick(super::POLL);
+    let detail = Resource::new(
+        move || (key.get(), poll.get()),
+        |((namespace, name), _)| get_pod(namespace, name),
+    );
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Loading the pod…"</p> }>
+            {move || {
+                let hub = hub.clone();
+                Suspend::new(async move {
+                    let (namespace, name) = key.get_untracked();
+                    let k = format!("{namespace}/{name}");
+                    match detail.await {
+                        Ok(d) => view! { <PodView pod=d key=k hub=hub/> }.into_any(),
+                        Err(e) => view! { <PodFailed key=k error=e hub=hub/> }.into_any(),
+                    }
+                })
+            }}
+        </Transition>
+    }
+}
+
+#[component]
+fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
+    let cluster = Signal::derive({
+        let hub = hub.clone();
+        move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())
+    });
+    // Re-read on its own timer (events_resource polls every POLL too).
+    let events = super::events_resource(EventScope::Pod, key.clone(), Signal::stored(0));
+    let read_at = pod.read_at;
+    let crumbs = pod.owner.clone().map(|o| {
+        view! { " · " <a href=format!("/ds/{o}")>{format!("DaemonSet {o}")}</a> }
+    });
+    let init = (!pod.init_containers.is_empty()).then(|| {
+        view! {
+            <ContainerTable title="Init containers" containers=pod.init_containers.clone() read_at=read_at/>
+        }
+    });
+    view! {
+        <TopBar cluster=cluster conn=hub.conn/>
+        <div class="content" data-testid="pod-page" data-pod=key.clone()>
+            <p class="crumbs"><a href="/">"← matrix"</a>{crumbs}</p>
+            <div class="detail-head">
+                <div>
+                    <h1><code>{pod.name.clone()}</code></h1>
+                    <p class="muted">"namespace " <code>{pod.namespace.clone()}</code></p>
+                </div>
+                <PodFacts pod=pod.clone()/>
+            </div>
+            <ContainerTable title="Containers" containers=pod.containers.clone() read_at=read_at/>
+            {init}
+            <PodConditions conditions=pod.conditions.clone() read_at=read_at/>
+            <RecentEvents events=events/>
+            <p class="section-note pod-note">
+                "Events shown are the ones kept for the pod's DaemonSet page (its newest). "
+                "Logs, environment values, command lines and volumes are never shown."
+            </p>
+        </div>
+    }
+}
