@@ -5,9 +5,11 @@
 //! is 150,000 cells): a cell is one state per row/column slot, not an object.
 
 mod counts;
+mod history;
 mod kinds;
 
 pub use counts::StateCounts;
+pub use history::{RevisionHistory, RevisionRow};
 pub use kinds::{EventScope, EventType, StrategyKind};
 
 use super::coverage::CellState;
