@@ -9,6 +9,7 @@ pub mod grid_keys;
 pub mod legend;
 pub mod node_badges;
 pub mod node_labels;
+pub mod revision_history;
 pub mod rollout_gauge;
 pub mod state_look;
 pub mod theme;

@@ -14,9 +14,11 @@
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod history;
 
 pub use error::{DashboardError, ObjectKind};
 pub use events::get_events;
+pub use history::get_revision_history;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};
 use leptos::prelude::*;

@@ -38,7 +38,6 @@ pub(crate) fn live() -> Result<Arc<Live>, DashboardError> {
 
 /// The on-demand reader from the request context; without one, the objects it would read are
 /// unavailable (the page says so rather than showing nothing).
-#[allow(dead_code)] // the pod and revision-history pages call it
 pub(crate) fn reader() -> Result<Reader, DashboardError> {
     use_context::<ServerContext>()
         .and_then(|ctx| ctx.reader)
@@ -49,7 +48,6 @@ pub(crate) fn reader() -> Result<Reader, DashboardError> {
 
 /// An on-demand read's failure, as the browser should hear it: a refused read names what may
 /// not be read; a missing object becomes `not_found` (the caller knows its kind, for the 404).
-#[allow(dead_code)] // the pod and revision-history pages call it
 pub(crate) fn read_failed(err: ReadError, not_found: DashboardError) -> DashboardError {
     match err {
         ReadError::NotFound { .. } => not_found,
