@@ -8,6 +8,7 @@ pub mod connect;
 pub mod error;
 pub mod events;
 pub mod feed;
+pub mod history;
 pub mod live;
 pub mod metrics;
 pub mod projection;

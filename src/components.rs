@@ -10,6 +10,7 @@ pub mod legend;
 pub mod node_badges;
 pub mod node_labels;
 pub mod pod;
+pub mod revision_history;
 pub mod rollout_gauge;
 pub mod state_look;
 pub mod theme;

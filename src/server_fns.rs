@@ -14,10 +14,12 @@
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod history;
 pub mod pod;
 
 pub use error::{DashboardError, ObjectKind};
 pub use events::get_events;
+pub use history::get_revision_history;
 pub use pod::get_pod;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};

@@ -354,6 +354,18 @@ impl Live {
         names
     }
 
+    /// A DaemonSet's pods' nodes by revision hash, for its revision history.
+    pub fn revision_pods(
+        &self,
+        daemonset: &str,
+    ) -> Result<crate::cluster::state::RevisionPods, LookupError> {
+        let inner = self.lock();
+        inner
+            .state
+            .revision_pods(daemonset)
+            .map_err(|err| Self::why_missing(&inner, err))
+    }
+
     /// Whether node `name` is known; an error says why it cannot be shown (the node page's
     /// not-found, refused and not-yet-listed answers).
     pub fn find_node(&self, name: &str) -> Result<(), LookupError> {

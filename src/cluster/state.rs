@@ -15,6 +15,7 @@ mod cells;
 mod index;
 mod recompute;
 mod revisions;
+pub use revisions::RevisionPods;
 mod summaries;
 mod views;
 

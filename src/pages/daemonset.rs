@@ -13,6 +13,7 @@ use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
 use crate::components::explanation::{format_age, ExplanationPanel};
 use crate::components::pod::pod_href;
+use crate::components::revision_history::RevisionHistorySection;
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
@@ -20,7 +21,7 @@ use crate::domain::coverage::CellState;
 use crate::domain::view::{DaemonSetDetail, EventScope, NodeProgress, PodSummary, StateCounts};
 use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::get_daemonset;
+use crate::server_fns::{get_daemonset, get_revision_history};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use std::sync::Arc;
@@ -223,6 +224,12 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
     let selected = explainer.selected;
     let ds_key = key.clone();
     let events = super::events_resource(EventScope::DaemonSet, key.clone(), events_tick.into());
+    // Re-read with the events: whatever changed the DaemonSet may have moved pods or revisions.
+    let history_key = key.clone();
+    let history = Resource::new(
+        move || (history_key.clone(), events_tick.get()),
+        |(k, _)| get_revision_history(k),
+    );
     let progress = move || {
         let c = column.get();
         let pct = if c.desired > 0 {
@@ -399,6 +406,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                 }}
             </section>
             <TolerationList tolerations=tolerations.into()/>
+            <RevisionHistorySection history=history/>
             <RecentEvents events=events/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>

@@ -9,6 +9,7 @@ mod explain;
 mod snapshot;
 
 pub use explain::{explain_cell, explain_cell_with, pod_summary};
+pub(crate) use snapshot::bounded_to;
 pub use snapshot::{build_snapshot, column_summary, node_row, strategy_kind};
 
 use super::facts::{DaemonSetFacts, PodFacts, PodPhase};

@@ -11,6 +11,7 @@
 pub mod controller;
 pub mod coverage;
 pub mod facts;
+pub mod history;
 pub mod labels;
 pub mod names;
 pub mod resume;

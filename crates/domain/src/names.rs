@@ -12,6 +12,8 @@ pub const CONTROLLER_REVISION_HASH: &str = "controller-revision-hash";
 pub const POD_TEMPLATE_GENERATION: &str = "pod-template-generation";
 /// Annotation on a DaemonSet holding its template generation (§d.4).
 pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+/// Annotation `kubectl rollout history` prints as CHANGE-CAUSE (kubectl `ChangeCauseAnnotation`).
+pub const CHANGE_CAUSE_ANNOTATION: &str = "kubernetes.io/change-cause";
 /// The node label holding the node's hostname.
 pub const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
 /// The node label holding the instance type (a row label on the page, a generated label).

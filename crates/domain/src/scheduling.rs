@@ -213,6 +213,7 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
 
 pub use deciding::deciding_rule;
 pub use eviction::{taint_eviction, Eviction};
+pub(crate) use toleration::render_toleration;
 
 #[cfg(test)]
 mod tests;

@@ -5,10 +5,12 @@
 //! is 150,000 cells): a cell is one state per row/column slot, not an object.
 
 mod counts;
+mod history;
 mod kinds;
 mod pod;
 
 pub use counts::StateCounts;
+pub use history::{RevisionHistory, RevisionRow};
 pub use kinds::{EventScope, EventType, StrategyKind};
 pub use pod::{ContainerDetail, ContainerState, PodCondition, PodDetail, Termination};
 

@@ -5,10 +5,12 @@
 //! watched object and a hand-written file. `load` turns text into API objects for the CLI.
 
 pub mod events;
+mod history;
 pub mod load;
 pub mod pod;
 mod revision;
 
+pub use history::{controlled_by, revision_record};
 pub use revision::{daemonset_identity, revision_facts};
 
 use crate::domain::facts::*;

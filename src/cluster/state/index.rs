@@ -130,8 +130,8 @@ impl PodIndex {
         self.by_uid.get(uid)
     }
 
-    /// Every pod of one DaemonSet (by uid), in no particular order (tests compare relists).
-    #[cfg(test)]
+    /// Every pod of one DaemonSet (by uid), in no particular order (the revision history
+    /// groups them by hash; tests compare relists).
     pub(crate) fn of_daemonset(&self, ds_uid: &str) -> Vec<&PodFacts> {
         self.by_owner
             .get(ds_uid)

@@ -3,7 +3,42 @@
 
 use super::*;
 
+/// What the revision history needs of the live store for one DaemonSet; the templates
+/// themselves are read on demand (the store keeps only [`RevisionFacts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionPods {
+    /// The DaemonSet's uid: revisions count only when controlled by it (§f).
+    pub uid: String,
+    /// Hash of its current revision (§d.4), empty when none is known.
+    pub current_hash: String,
+    /// Per `controller-revision-hash`, the node of each of its pods (§f), one entry per pod.
+    pub nodes_by_hash: std::collections::BTreeMap<String, Vec<String>>,
+}
+
 impl ClusterState {
+    /// The DaemonSet's identity and its pods' nodes grouped by revision hash; pods aimed at
+    /// no node (§f `GetTargetNodeName` found none) are on no node and left out.
+    pub fn revision_pods(&self, ds_key: &str) -> Result<RevisionPods, crate::cluster::LookupError> {
+        let ds = self
+            .daemonsets
+            .get(ds_key)
+            .ok_or_else(|| crate::cluster::LookupError::DaemonSetNotFound(ds_key.to_string()))?;
+        let mut nodes_by_hash: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for pod in self.pods.of_daemonset(&ds.uid) {
+            if let Some(node) = &pod.node_name {
+                nodes_by_hash
+                    .entry(pod.revision_hash.clone())
+                    .or_default()
+                    .push(node.clone());
+            }
+        }
+        Ok(RevisionPods {
+            uid: ds.uid.clone(),
+            current_hash: ds.current_revision_hash.clone(),
+            nodes_by_hash,
+        })
+    }
+
     pub(super) fn insert_revision(&mut self, rev: RevisionFacts) {
         let id = format!("{}/{}", rev.namespace, rev.name);
         self.revisions

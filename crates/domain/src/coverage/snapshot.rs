@@ -187,10 +187,15 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
 
 /// At most [`MAX_TEXT`] characters, with an ellipsis when cut.
 fn bounded(text: &str) -> String {
-    if text.chars().count() <= MAX_TEXT {
+    bounded_to(text, MAX_TEXT)
+}
+
+/// At most `max` characters, with an ellipsis when cut: cluster text shown to people.
+pub(crate) fn bounded_to(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
         return text.to_string();
     }
-    let mut cut: String = text.chars().take(MAX_TEXT - 1).collect();
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     cut
 }

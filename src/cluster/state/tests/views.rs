@@ -135,3 +135,26 @@ fn the_rollout_detail_lists_every_node_with_its_pods_and_whether_they_are_update
     assert!(updated.contains(&true) && updated.contains(&false));
     assert!(s.detail("kube-system/nope", 5, NOW).is_err());
 }
+
+#[test]
+fn the_revision_history_gets_each_revisions_nodes_from_the_pods_hashes_f() {
+    // §f: a pod belongs to the DaemonSet through its controller uid and names its revision in
+    // `controller-revision-hash`; the history lists, per hash, the nodes of those pods.
+    let mut s = cluster();
+    s.apply(Projection::Revision(revision("log", 2, "h2")));
+    s.apply(Projection::Pod(pod("log", "b", "h2")));
+    let pods = s.revision_pods("kube-system/log");
+    let pods = pods
+        .as_ref()
+        .map(|p| (p.uid.as_str(), p.current_hash.as_str(), &p.nodes_by_hash));
+    let expected: std::collections::BTreeMap<String, Vec<String>> = [
+        ("h1".to_string(), vec!["a".to_string()]),
+        ("h2".to_string(), vec!["b".to_string()]),
+    ]
+    .into();
+    assert_eq!(pods, Ok(("uid-log", "h2", &expected)));
+    assert!(matches!(
+        s.revision_pods("kube-system/nope"),
+        Err(crate::cluster::LookupError::DaemonSetNotFound(_))
+    ));
+}
