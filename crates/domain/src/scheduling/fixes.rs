@@ -340,7 +340,7 @@ fn taint_blocker(node: &NodeFacts, taints: &[&Taint]) -> Blocker {
         .map(|t| t.key.as_str())
         .collect();
     let mut problem = format!(
-        "The node has {} {} the pod does not tolerate.",
+        "The node has {} the pod does not tolerate: {}.",
         if taints.len() == 1 {
             "a taint"
         } else {
