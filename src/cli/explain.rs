@@ -120,7 +120,10 @@ fn render_fixes(blockers: &[Blocker]) -> String {
         if blockers.len() == 1 {
             "one rule blocks the pod: apply one option".to_string()
         } else {
-            format!("{} rules block the pod: apply one option for each", blockers.len())
+            format!(
+                "{} rules block the pod: apply one option for each",
+                blockers.len()
+            )
         }
     );
     for b in blockers {

@@ -16,13 +16,7 @@ pub fn explain_cell(
     pods_on_node: &[&PodFacts],
     now: i64,
 ) -> CellExplanation {
-    explain_cell_with(
-        node,
-        placement(node, &ds.template),
-        ds,
-        pods_on_node,
-        now,
-    )
+    explain_cell_with(node, placement(node, &ds.template), ds, pods_on_node, now)
 }
 
 /// Explain one cell from a placement already computed (so a caller holding it, or a test,

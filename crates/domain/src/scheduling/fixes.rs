@@ -210,6 +210,9 @@ fn node_selector_blocker(
     }
 }
 
+/// Labels to set (`key`, `value`) and label keys to remove on a node.
+type LabelChanges = (Vec<(String, String)>, Vec<String>);
+
 /// The label changes that make one term match: `None` when the term cannot be satisfied by
 /// labels alone (a field requirement, a parse error, an impossible range) or only by touching a
 /// nodeSelector key. The result is checked by matching the changed labels again, with and
@@ -218,12 +221,12 @@ fn label_changes_for_term(
     node: &NodeFacts,
     template: &TemplateFacts,
     term: &Term,
-) -> Option<(Vec<(String, String)>, Vec<String>)> {
+) -> Option<LabelChanges> {
     let Term::Valid { labels, .. } = term else {
         return None;
     };
     let mut after = node.clone();
-    let (mut set, mut remove): (Vec<(String, String)>, Vec<String>) = (Vec::new(), Vec::new());
+    let (mut set, mut remove): LabelChanges = (Vec::new(), Vec::new());
     for r in labels {
         if term_req_holds(r, &after) {
             continue;

@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::facts::TaintEffect;
-use crate::scheduling::Rule;
 use crate::scheduling::FixAction;
+use crate::scheduling::Rule;
 use crate::testing::{ds, labelled, node, placed, pod, refused, tainted, PodExt};
 
 #[test]
@@ -150,8 +150,16 @@ fn a_misscheduled_pod_the_controller_keeps_is_reconciled_by_a_fix_or_by_deleting
     let p = [pod("agent-x")];
     let e = explain_cell(&n, &ds(), &[&p[0]], 100);
     assert_eq!(e.state, CellState::Misscheduled);
-    assert!(e.fixes.headline.contains("keeps this pod"), "{}", e.fixes.headline);
-    assert!(e.fixes.headline.contains("One rule"), "{}", e.fixes.headline);
+    assert!(
+        e.fixes.headline.contains("keeps this pod"),
+        "{}",
+        e.fixes.headline
+    );
+    assert!(
+        e.fixes.headline.contains("One rule"),
+        "{}",
+        e.fixes.headline
+    );
     assert_eq!(
         e.fixes.reconcile.iter().map(command).collect::<Vec<_>>(),
         vec![format!("kubectl delete pod -n {} agent-x", p[0].namespace)],
@@ -165,7 +173,11 @@ fn a_misscheduled_pod_under_an_untolerated_no_execute_taint_is_deleted_by_the_co
     let p = [pod("agent-x")];
     let e = explain_cell(&n, &ds(), &[&p[0]], 100);
     assert_eq!(e.state, CellState::Misscheduled);
-    assert!(e.fixes.headline.contains("deletes this pod"), "{}", e.fixes.headline);
+    assert!(
+        e.fixes.headline.contains("deletes this pod"),
+        "{}",
+        e.fixes.headline
+    );
     assert!(e.fixes.reconcile.is_empty(), "nothing to delete by hand");
     assert_eq!(e.fixes.blockers.len(), 1);
 }
@@ -190,9 +202,17 @@ fn two_failing_rules_say_that_each_needs_a_fix_a2() {
     n.taints = tainted("w1", "dedicated", TaintEffect::NoSchedule).taints;
     let e = explain_cell(&n, &d, &[], 100);
     assert_eq!(e.state, CellState::Excluded);
-    assert!(e.fixes.headline.starts_with("2 rules keep the pod off"), "{}", e.fixes.headline);
+    assert!(
+        e.fixes.headline.starts_with("2 rules keep the pod off"),
+        "{}",
+        e.fixes.headline
+    );
     let p = [pod("a")];
     let ready = explain_cell(&node("w1"), &ds(), &[&p[0]], 100);
     assert_eq!(ready.state, CellState::Ready);
-    assert_eq!(ready.fixes, FixPlan::default(), "nothing to fix on a ready cell");
+    assert_eq!(
+        ready.fixes,
+        FixPlan::default(),
+        "nothing to fix on a ready cell"
+    );
 }
