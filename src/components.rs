@@ -5,6 +5,7 @@ pub mod banner;
 pub mod cell;
 pub mod events;
 pub mod explanation;
+pub mod fixes;
 pub mod grid_keys;
 pub mod legend;
 pub mod node_badges;

@@ -193,6 +193,16 @@ fn explain_json_has_structured_reasons_with_fixes() {
         Some(Value::Bool(true)),
         "§a.2 trap 2: PreferNoSchedule ignored"
     );
+    // §a.2 step 3: the structured fixes, exactly as pasted.
+    let options = &v["fixes"][0]["options"];
+    assert_eq!(
+        options[0]["action"]["DaemonSetPatch"]["yaml"],
+        "- {key: dedicated, operator: Equal, value: infra, effect: NoSchedule}"
+    );
+    assert_eq!(
+        options[1]["action"]["Command"]["command"],
+        "kubectl taint nodes infra-1 dedicated:NoSchedule-"
+    );
     for r in v["reasons"].as_array().into_iter().flatten() {
         for key in ["rule", "passed", "message", "nodeValue", "podValue", "fix"] {
             assert!(r.get(key).is_some(), "reason has {key}: {r}");
@@ -303,7 +313,12 @@ fn explain_text_puts_the_verdict_first_then_each_reason() {
     assert!(stdout.contains(
         "[FAIL] Taint: The taint node-role.kubernetes.io/control-plane:NoSchedule is not tolerated"
     ));
-    assert!(stdout.contains("fix:  add the toleration {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}"));
+    assert!(stdout.contains(
+        "      (add under spec.template.spec.tolerations)\n        - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}\n"
+    ));
+    assert!(stdout.contains(
+        "        kubectl taint nodes cp-1 node-role.kubernetes.io/control-plane:NoSchedule-"
+    ));
     assert!(stdout.contains("[pass] NodeName"));
 }
 

@@ -4,7 +4,9 @@
 //! a ticket, a support bundle). The same rules as the dashboard answer from those files.
 
 use super::{read_daemonset, read_node, to_json, CliError, OutputFormat};
-use crate::domain::scheduling::{daemon_pod_tolerations, placement, Placement};
+use crate::domain::scheduling::{
+    blockers, daemon_pod_tolerations, placement, Blocker, FixAction, PatchEdit, Placement,
+};
 use crate::domain::shell::strip_control;
 use crate::domain::validation::{validate_daemonset, Invalid};
 use serde_json::json;
@@ -17,6 +19,7 @@ pub fn run(node: &Path, daemonset: &Path, output: OutputFormat) -> Result<String
     let placed = placement(&node, &ds.template);
     let invalid = validate_daemonset(&ds);
     let summary = verdict_sentence(&placed);
+    let fixes = blockers(&node, &ds.template);
     Ok(match output {
         OutputFormat::Json => to_json(&json!({
             "node": node.name,
@@ -39,9 +42,14 @@ pub fn run(node: &Path, daemonset: &Path, output: OutputFormat) -> Result<String
                 "effect": t.effect,
                 "tolerationSeconds": t.toleration_seconds,
             })).collect::<Vec<_>>(),
+            "fixes": fixes,
             "invalid": invalid.iter().map(|i| json!({"field": i.field, "rule": i.rule})).collect::<Vec<_>>(),
         })),
-        OutputFormat::Text => render_text(&node.name, &ds.key(), &placed, &summary, &invalid),
+        OutputFormat::Text => {
+            let mut text = render_text(&node.name, &ds.key(), &placed, &summary, &invalid);
+            text.push_str(&render_fixes(&fixes));
+            text
+        }
     })
 }
 
@@ -86,9 +94,6 @@ fn render_text(node: &str, ds: &str, p: &Placement, summary: &str, invalid: &[In
         if !r.pod_value.is_empty() {
             out.push_str(&format!("         pod:  {}\n", strip_control(&r.pod_value)));
         }
-        if let Some(fix) = &r.fix {
-            out.push_str(&format!("         fix:  {}\n", strip_control(fix)));
-        }
     }
     if !invalid.is_empty() {
         out.push_str("\nThe API server would reject this DaemonSet (the verdict above is what the controller does with it anyway, §i.3):\n");
@@ -98,6 +103,43 @@ fn render_text(node: &str, ds: &str, p: &Placement, summary: &str, invalid: &[In
                 strip_control(&i.field),
                 strip_control(&i.rule)
             ));
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// The fixes as a terminal shows them: per blocking rule its alternatives, each command or
+/// YAML snippet indented on its own lines, ready to copy (control characters stripped, as for
+/// everything printed from the files).
+fn render_fixes(blockers: &[Blocker]) -> String {
+    if blockers.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n\nWhat would change it ({}; daemonscope never runs these, run them yourself):\n",
+        if blockers.len() == 1 {
+            "one rule blocks the pod: apply one option".to_string()
+        } else {
+            format!(
+                "{} rules block the pod: apply one option for each",
+                blockers.len()
+            )
+        }
+    );
+    for b in blockers {
+        out.push_str(&format!("  {:?}: {}\n", b.rule, strip_control(&b.problem)));
+        for fix in &b.options {
+            out.push_str(&format!("    - {}\n", strip_control(&fix.description)));
+            if let FixAction::DaemonSetPatch { path, edit, .. } = &fix.action {
+                let verb = match edit {
+                    PatchEdit::Append => "add under",
+                    PatchEdit::Remove => "delete from",
+                };
+                out.push_str(&format!("      ({verb} {path})\n"));
+            }
+            for line in fix.text().lines() {
+                out.push_str(&format!("        {}\n", strip_control(line)));
+            }
         }
     }
     out.trim_end().to_string()

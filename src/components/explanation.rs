@@ -5,6 +5,7 @@
 //! volume contents (design: read-only, no secrets), and `PodSummary` carries none.
 
 use super::pod::pod_href;
+use super::fixes::FixPlanView;
 use super::state_look::{state_name, state_phrase, state_symbol};
 use crate::domain::scheduling::{Reason, Rule};
 use crate::domain::view::{CellExplanation, PodSummary};
@@ -107,19 +108,6 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
         .into_iter()
         .map(reason_row)
         .collect_view();
-    let fixes = (!e.what_would_change.is_empty()).then(|| {
-        let items = e
-            .what_would_change
-            .into_iter()
-            .map(|f| view! { <li>{f}</li> })
-            .collect_view();
-        view! {
-            <section class="fixes" aria-label="What would change it">
-                <h3>"What would change it"</h3>
-                <ul>{items}</ul>
-            </section>
-        }
-    });
     let pods = if e.pods.is_empty() {
         view! { <p class="muted">"No pod of this DaemonSet on this node."</p> }.into_any()
     } else {
@@ -155,7 +143,7 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
                 <dt>"shouldContinueRunning"</dt>
                 <dd data-flag="shouldContinueRunning" data-value=e.placement.should_continue_running.to_string()>{e.placement.should_continue_running.to_string()}</dd>
             </dl>
-            {fixes}
+            <FixPlanView plan=e.fixes />
             <section aria-label="Reasons">
                 <h3>"Reasons"</h3>
                 <ul class="reasons">{reasons}</ul>

@@ -9,6 +9,7 @@
 mod affinity;
 mod deciding;
 mod eviction;
+mod fixes;
 mod selector;
 mod taints;
 mod toleration;
@@ -93,11 +94,15 @@ impl<'a> DaemonPod<'a> {
             .node_selector
             .iter()
             .all(|(k, v)| node.labels.get(k) == Some(v));
-        let affinity_ok = match &self.terms {
+        selector_ok && self.fits_affinity_terms(node)
+    }
+
+    /// §a.2 step 2, the required node affinity alone: no block, or any term matches.
+    fn fits_affinity_terms(&self, node: &NodeFacts) -> bool {
+        match &self.terms {
             None => true,
             Some(terms) => terms.iter().any(|t| t.matches(node)),
-        };
-        selector_ok && affinity_ok
+        }
     }
 
     /// §a.5 `TolerationsTolerateTaint` over the merged list.
@@ -214,6 +219,10 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
 pub use deciding::deciding_rule;
 pub use eviction::{taint_eviction, Eviction};
 pub(crate) use toleration::render_toleration;
+pub use fixes::{
+    blockers, Blocker, Fix, FixAction, PatchEdit, NODE_SELECTOR_PATH, NODE_SELECTOR_TERMS_PATH,
+    POD_SPEC_PATH, TOLERATIONS_PATH,
+};
 
 #[cfg(test)]
 mod tests;

@@ -49,6 +49,10 @@ mod tests {
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
         assert_eq!(shell_quote(""), "''");
         assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
+        assert_eq!(shell_quote("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(shell_quote("ünïcode"), "'ünïcode'");
+        assert_eq!(shell_quote("`id`"), "'`id`'");
     }
 
     #[test]

@@ -147,8 +147,22 @@ pub struct CellExplanation {
     pub summary: String,
     pub placement: super::scheduling::Placement,
     pub pods: Vec<PodSummary>,
-    /// What would change this cell, from the failing reasons (may be empty).
-    pub what_would_change: Vec<String>,
+    /// What to paste to change this cell: commands and YAML, never run by the dashboard.
+    pub fixes: FixPlan,
+}
+
+/// What a person can do about a cell that is not what they want: the fixes per blocking rule
+/// and, for a pod that is there, what reconciles it. Why one value: the panel and the CLI
+/// show the same plan, and its headline says whether one fix or one per rule is needed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct FixPlan {
+    /// One sentence over the plan; empty when there is nothing to fix.
+    pub headline: String,
+    /// Each rule that keeps the pod off the node, with alternatives: one of each is needed.
+    pub blockers: Vec<super::scheduling::Blocker>,
+    /// Steps about the pod itself (delete a misscheduled pod the controller keeps, read the
+    /// events of a missing one): commands the user runs themselves.
+    pub reconcile: Vec<super::scheduling::Fix>,
 }
 
 /// One node of a DaemonSet's rollout page: where it stands and the pods behind it.

@@ -4,8 +4,9 @@
 use super::{cell_state, exclusion_kind, is_counted, CellState, ExclusionKind};
 use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, PodPhase, UpdateStrategy};
 use crate::rollout::{is_pod_updated, pod_order};
-use crate::scheduling::{placement, Placement};
-use crate::view::{CellExplanation, PodSummary};
+use crate::scheduling::{blockers, placement, Blocker, Fix, FixAction, Placement};
+use crate::shell::shell_command;
+use crate::view::{CellExplanation, FixPlan, PodSummary};
 
 /// Explain one cell: runs placement (§a) for `node` and the DaemonSet's template, then
 /// [`explain_cell_with`]. `pods_on_node` are the DaemonSet's pods for this node (§f).
@@ -15,20 +16,14 @@ pub fn explain_cell(
     pods_on_node: &[&PodFacts],
     now: i64,
 ) -> CellExplanation {
-    explain_cell_with(
-        &node.name,
-        placement(node, &ds.template),
-        ds,
-        pods_on_node,
-        now,
-    )
+    explain_cell_with(node, placement(node, &ds.template), ds, pods_on_node, now)
 }
 
 /// Explain one cell from a placement already computed (so a caller holding it, or a test,
 /// does not compute it twice). Never shows env, command lines or volumes: a pod is summarised
 /// by name, phase, readiness, revision, restarts, waiting reason and age only.
 pub fn explain_cell_with(
-    node: &str,
+    node: &NodeFacts,
     placement: Placement,
     ds: &DaemonSetFacts,
     pods_on_node: &[&PodFacts],
@@ -36,28 +31,90 @@ pub fn explain_cell_with(
 ) -> CellExplanation {
     let state = cell_state(&placement, ds, pods_on_node, now);
     let summary = summary(state, &placement, ds, pods_on_node);
-    let mut what_would_change: Vec<String> = Vec::new();
-    for fix in placement
-        .reasons
-        .iter()
-        .filter(|r| !r.passed)
-        .filter_map(|r| r.fix.as_ref())
-    {
-        if !what_would_change.contains(fix) {
-            what_would_change.push(fix.clone());
-        }
-    }
+    let blockers = if placement.should_run {
+        Vec::new()
+    } else {
+        blockers(node, &ds.template)
+    };
+    let fixes = fix_plan(state, &placement, ds, pods_on_node, blockers);
     let mut pods: Vec<&PodFacts> = pods_on_node.to_vec();
     pods.sort_by(|a, b| pod_order(a, b));
     let pods = pods.into_iter().map(|p| pod_summary(ds, p, now)).collect();
     CellExplanation {
-        node: node.to_string(),
+        node: node.name.clone(),
         daemonset: ds.key(),
         state,
         summary,
         placement,
         pods,
-        what_would_change,
+        fixes,
+    }
+}
+
+/// The plan for a cell (§a.2, §a.7, §c): the blockers' fixes when the pod should not run
+/// here, what reconciles a misscheduled pod, where to look when a pod is missing.
+fn fix_plan(
+    state: CellState,
+    placement: &Placement,
+    ds: &DaemonSetFacts,
+    pods: &[&PodFacts],
+    blockers: Vec<Blocker>,
+) -> FixPlan {
+    let command = |description: &str, argv: &[&str]| Fix {
+        description: description.to_string(),
+        action: FixAction::Command {
+            command: shell_command(argv),
+        },
+    };
+    let rules = match blockers.len() {
+        0 => String::new(),
+        1 => "One rule keeps the pod off this node: apply one of the options below.".into(),
+        n => format!(
+            "{n} rules keep the pod off this node: apply one option for each of them; fixing only some leaves the pod off."
+        ),
+    };
+    let (headline, reconcile) = match state {
+        CellState::Misscheduled if placement.should_continue_running => {
+            let live: Vec<&&PodFacts> = pods.iter().filter(|p| !p.terminating).collect();
+            let delete = live
+                .iter()
+                .map(|p| {
+                    command(
+                        "Or delete the pod (run it yourself): the controller does not create another here while shouldRun is false.",
+                        &["kubectl", "delete", "pod", "-n", &p.namespace, &p.name],
+                    )
+                })
+                .collect();
+            (
+                format!(
+                    "Misscheduled: the controller keeps this pod because no NoExecute taint forbids it (§a.2 step 3), \
+                     and counts it in numberMisscheduled until shouldRun is true again or the pod is gone. {rules}"
+                ),
+                delete,
+            )
+        }
+        CellState::Misscheduled => (
+            format!(
+                "Misscheduled: the controller deletes this pod on its next sync (shouldContinueRunning is false, §a.7). \
+                 To have a pod here instead: {rules}"
+            ),
+            Vec::new(),
+        ),
+        CellState::Missing => (
+            "The pod should run here and the rules allow it, so there is nothing to change in the DaemonSet or the node: \
+             the controller's events (FailedCreate) say why it cannot create the pod."
+                .into(),
+            vec![command(
+                "Read the DaemonSet's events (run it yourself).",
+                &["kubectl", "describe", "daemonset", "-n", &ds.namespace, &ds.name],
+            )],
+        ),
+        _ => (rules, Vec::new()),
+    };
+    FixPlan {
+        headline: headline.trim_end().to_string(),
+        blockers,
+        reconcile,
     }
 }
 

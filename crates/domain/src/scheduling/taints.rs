@@ -9,7 +9,6 @@ use super::toleration::{
 };
 use super::{Reason, Rule};
 use crate::facts::{NodeFacts, Taint, TaintEffect, TemplateFacts};
-use crate::shell::shell_command;
 
 const NOT_READY: &str = crate::names::TAINT_NOT_READY;
 const UNREACHABLE: &str = crate::names::TAINT_UNREACHABLE;
@@ -178,13 +177,7 @@ fn taint_reason(
         fix: Some(format!(
             "add the toleration {} to spec.template.spec.tolerations, or remove the taint with {}",
             render_toleration(&toleration_for(taint)),
-            shell_command(&[
-                "kubectl",
-                "taint",
-                "nodes",
-                &node.name,
-                &format!("{}:{}-", taint.key, effect_str(&taint.effect)),
-            ])
+            super::fixes::untaint_command(&node.name, &[taint])
         )),
     }
 }

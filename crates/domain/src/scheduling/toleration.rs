@@ -138,7 +138,9 @@ pub(crate) fn yaml_scalar(s: &str) -> String {
                 | ".nan"
         )
         || s.starts_with('-')
-        || s.starts_with('.');
+        || s.starts_with('.')
+        // YAML reads 0x1F, 0o17 (and YAML 1.1 readers 1_000, 2026-01-01) as numbers or dates.
+        || s.starts_with(|c: char| c.is_ascii_digit());
     if plain_chars && !ambiguous {
         s.to_string()
     } else {

@@ -2,8 +2,9 @@
 
 use super::*;
 use crate::facts::TaintEffect;
+use crate::scheduling::FixAction;
 use crate::scheduling::Rule;
-use crate::testing::{ds, placed, pod, refused, tainted, PodExt};
+use crate::testing::{ds, labelled, node, placed, pod, refused, tainted, PodExt};
 
 #[test]
 fn explanations_summarise_the_cell_and_list_the_fixes() {
@@ -12,13 +13,13 @@ fn explanations_summarise_the_cell_and_list_the_fixes() {
         .with(|p| p.waiting_reason = Some("CrashLoopBackOff".into()))
         .created(40)];
     let refs: Vec<&PodFacts> = p.iter().collect();
-    let mut taint = refused(
-        Rule::Taint,
-        true,
-        "add toleration {key: dedicated, operator: Exists, effect: NoSchedule}",
-    );
-    taint.reasons.push(taint.reasons[0].clone());
-    let e = explain_cell_with("n1", taint, &ds(), &refs, 100);
+    let mut n = node("n1");
+    n.taints.push(crate::facts::Taint {
+        key: "dedicated".into(),
+        value: String::new(),
+        effect: TaintEffect::NoSchedule,
+    });
+    let e = explain_cell(&n, &ds(), &refs, 100);
     assert_eq!(e.state, CellState::Misscheduled, "§c §g.3");
     assert!(
         e.summary.contains("should not")
@@ -28,9 +29,9 @@ fn explanations_summarise_the_cell_and_list_the_fixes() {
         e.summary
     );
     assert_eq!(
-        e.what_would_change,
-        vec!["add toleration {key: dedicated, operator: Exists, effect: NoSchedule}"],
-        "§a fixes, deduplicated"
+        e.fixes.blockers[0].options[0].text(),
+        "- {key: dedicated, operator: Exists, effect: NoSchedule}",
+        "§a.5 the toleration to paste"
     );
     assert_eq!(
         (e.pods.len(), e.pods[0].age_seconds, e.pods[0].updated),
@@ -106,13 +107,13 @@ fn explanations_summarise_the_cell_and_list_the_fixes() {
     ];
     for (rule, placement, pods, needle) in cases {
         let refs: Vec<&PodFacts> = pods.iter().collect();
-        let e = explain_cell_with("n1", placement, &ds(), &refs, 100);
+        let e = explain_cell_with(&node("n1"), placement, &ds(), &refs, 100);
         assert!(e.summary.contains(needle), "{rule}: {}", e.summary);
     }
     let mut on_delete = ds();
     on_delete.strategy = UpdateStrategy::OnDelete;
     let old = [pod("a").old()];
-    let e = explain_cell_with("n1", placed(true, true), &on_delete, &[&old[0]], 100);
+    let e = explain_cell_with(&node("n1"), placed(true, true), &on_delete, &[&old[0]], 100);
     assert!(e.summary.contains("OnDelete"), "§d.5 {}", e.summary);
 }
 
@@ -129,8 +130,89 @@ fn explain_cell_runs_the_real_placement() {
         !e.placement.should_run && e.placement.should_continue_running,
         "§a.2 (false, true)"
     );
-    assert!(
-        !e.what_would_change.is_empty(),
+    assert_eq!(
+        e.fixes.blockers.len(),
+        1,
         "§a a failing taint says which toleration to add"
+    );
+}
+
+fn command(f: &Fix) -> &str {
+    match &f.action {
+        FixAction::Command { command } => command,
+        FixAction::DaemonSetPatch { .. } => "",
+    }
+}
+
+#[test]
+fn a_misscheduled_pod_the_controller_keeps_is_reconciled_by_a_fix_or_by_deleting_it_g3() {
+    let n = tainted("infra-1", "dedicated", TaintEffect::NoSchedule);
+    let p = [pod("agent-x")];
+    let e = explain_cell(&n, &ds(), &[&p[0]], 100);
+    assert_eq!(e.state, CellState::Misscheduled);
+    assert!(
+        e.fixes.headline.contains("keeps this pod"),
+        "{}",
+        e.fixes.headline
+    );
+    assert!(
+        e.fixes.headline.contains("One rule"),
+        "{}",
+        e.fixes.headline
+    );
+    assert_eq!(
+        e.fixes.reconcile.iter().map(command).collect::<Vec<_>>(),
+        vec![format!("kubectl delete pod -n {} agent-x", p[0].namespace)],
+        "§a.7: a deleted pod is not recreated while shouldRun is false"
+    );
+}
+
+#[test]
+fn a_misscheduled_pod_under_an_untolerated_no_execute_taint_is_deleted_by_the_controller_a7() {
+    let n = tainted("w1", "maintenance", TaintEffect::NoExecute);
+    let p = [pod("agent-x")];
+    let e = explain_cell(&n, &ds(), &[&p[0]], 100);
+    assert_eq!(e.state, CellState::Misscheduled);
+    assert!(
+        e.fixes.headline.contains("deletes this pod"),
+        "{}",
+        e.fixes.headline
+    );
+    assert!(e.fixes.reconcile.is_empty(), "nothing to delete by hand");
+    assert_eq!(e.fixes.blockers.len(), 1);
+}
+
+#[test]
+fn a_missing_pod_points_at_the_daemonsets_events_a7_f() {
+    let d = ds();
+    let e = explain_cell(&node("w3"), &d, &[], 100);
+    assert_eq!(e.state, CellState::Missing);
+    assert!(e.fixes.blockers.is_empty());
+    assert_eq!(
+        command(&e.fixes.reconcile[0]),
+        format!("kubectl describe daemonset -n {} {}", d.namespace, d.name)
+    );
+}
+
+#[test]
+fn two_failing_rules_say_that_each_needs_a_fix_a2() {
+    let mut d = ds();
+    d.template.node_selector = crate::testing::labels(&[("workload-type", "gpu")]);
+    let mut n = labelled("w1", &[]);
+    n.taints = tainted("w1", "dedicated", TaintEffect::NoSchedule).taints;
+    let e = explain_cell(&n, &d, &[], 100);
+    assert_eq!(e.state, CellState::Excluded);
+    assert!(
+        e.fixes.headline.starts_with("2 rules keep the pod off"),
+        "{}",
+        e.fixes.headline
+    );
+    let p = [pod("a")];
+    let ready = explain_cell(&node("w1"), &ds(), &[&p[0]], 100);
+    assert_eq!(ready.state, CellState::Ready);
+    assert_eq!(
+        ready.fixes,
+        FixPlan::default(),
+        "nothing to fix on a ready cell"
     );
 }
