@@ -4,8 +4,8 @@
 //! Why only these pod fields: the dashboard never renders env values, command lines or
 //! volume contents (design: read-only, no secrets), and `PodSummary` carries none.
 
-use super::pod::pod_href;
 use super::fixes::FixPlanView;
+use super::pod::pod_href;
 use super::state_look::{state_name, state_phrase, state_symbol};
 use crate::domain::scheduling::{Reason, Rule};
 use crate::domain::view::{CellExplanation, PodSummary};

@@ -9,45 +9,56 @@ use crate::live_client::LiveHub;
 use crate::server_fns::DashboardError;
 use leptos::prelude::*;
 
-/// Why the DaemonSet cannot be shown: a missing one answers 404 with the friendly page;
-/// refused, unavailable and malformed requests stay 200 with their own text, as the node
-/// page's load errors do.
-#[component]
-pub fn DaemonSetFailed(key: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
+/// The failure page of an object named by `namespace/name` (a DaemonSet, a pod): a missing
+/// one answers 404 with `missing` as its text; refused, unavailable and malformed requests stay
+/// 200 and say which. `kind` reads "DaemonSet" or "pod"; `testid` prefixes the test ids.
+fn keyed_failure(
+    kind: &'static str,
+    testid: &'static str,
+    missing: &'static str,
+    key: String,
+    error: DashboardError,
+    hub: LiveHub,
+) -> impl IntoView {
     let cluster =
         Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string()));
-    let body = match &error {
-        DashboardError::NotFound { .. } => {
-            super::respond_not_found();
-            view! {
-                <p class="not-found" data-testid="ds-not-found" data-error="not-found">
-                    "No DaemonSet "<code>{key}</code>" in this cluster. "
-                    <a href="/">"Back to the matrix"</a>
-                </p>
-            }
-            .into_any()
+    let body = if error.is_not_found() {
+        super::respond_not_found();
+        view! {
+            <p class="not-found" data-testid=format!("{testid}-not-found") data-error="not-found">
+                {format!("No {kind} ")}<code>{key}</code>{missing}
+                <a href="/">"Back to the matrix"</a>
+            </p>
         }
-        other => {
-            let lead = match other {
-                DashboardError::Forbidden { .. } => "Not allowed to show DaemonSet ",
-                DashboardError::ClusterUnavailable { .. } => {
-                    "The cluster is not available to show DaemonSet "
-                }
-                _ => "Cannot show DaemonSet ",
-            };
-            view! {
-                <p class="not-found" data-testid="ds-error" data-error=other.code()>
-                    {lead}<code>{key}</code>": "{other.to_string()}" "
-                    <a href="/">"Back to the matrix"</a>
-                </p>
+        .into_any()
+    } else {
+        let lead = match &error {
+            DashboardError::Forbidden { .. } => format!("Not allowed to show {kind} "),
+            DashboardError::ClusterUnavailable { .. } => {
+                format!("The cluster is not available to show {kind} ")
             }
-            .into_any()
+            _ => format!("Cannot show {kind} "),
+        };
+        view! {
+            <p class="not-found" data-testid=format!("{testid}-error") data-error=error.code()>
+                {lead}<code>{key}</code>": "{error.to_string()}" "
+                <a href="/">"Back to the matrix"</a>
+            </p>
         }
+        .into_any()
     };
     view! {
         <TopBar cluster=cluster conn=hub.conn/>
         <div class="content">{body}</div>
     }
+}
+
+/// Why the DaemonSet cannot be shown: a missing one answers 404 with the friendly page;
+/// refused, unavailable and malformed requests stay 200 with their own text, as the node
+/// page's load errors do.
+#[component]
+pub fn DaemonSetFailed(key: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
+    keyed_failure("DaemonSet", "ds", " in this cluster. ", key, error, hub)
 }
 
 /// Why the node cannot be shown: a missing one answers 404 with the friendly page; a refused
@@ -86,35 +97,12 @@ pub fn NodeFailed(name: String, error: DashboardError, hub: LiveHub) -> impl Int
 /// friendly page; a refused read or an unreachable API server says which.
 #[component]
 pub fn PodFailed(key: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
-    let cluster =
-        Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string()));
-    let body = if error.is_not_found() {
-        super::respond_not_found();
-        view! {
-            <p class="not-found" data-testid="pod-not-found" data-error="not-found">
-                "No pod "<code>{key}</code>" in this cluster (it may have been replaced). "
-                <a href="/">"Back to the matrix"</a>
-            </p>
-        }
-        .into_any()
-    } else {
-        let lead = match &error {
-            DashboardError::Forbidden { .. } => "Not allowed to show pod ",
-            DashboardError::ClusterUnavailable { .. } => {
-                "The cluster is not available to show pod "
-            }
-            _ => "Cannot show pod ",
-        };
-        view! {
-            <p class="not-found" data-testid="pod-error" data-error=error.code()>
-                {lead}<code>{key}</code>": "{error.to_string()}" "
-                <a href="/">"Back to the matrix"</a>
-            </p>
-        }
-        .into_any()
-    };
-    view! {
-        <TopBar cluster=cluster conn=hub.conn/>
-        <div class="content">{body}</div>
-    }
+    keyed_failure(
+        "pod",
+        "pod",
+        " in this cluster (it may have been replaced). ",
+        key,
+        error,
+        hub,
+    )
 }

@@ -218,11 +218,11 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
 
 pub use deciding::deciding_rule;
 pub use eviction::{taint_eviction, Eviction};
-pub(crate) use toleration::render_toleration;
 pub use fixes::{
     blockers, Blocker, Fix, FixAction, PatchEdit, NODE_SELECTOR_PATH, NODE_SELECTOR_TERMS_PATH,
     POD_SPEC_PATH, TOLERATIONS_PATH,
 };
+pub(crate) use toleration::render_toleration;
 
 #[cfg(test)]
 mod tests;
