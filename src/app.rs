@@ -16,7 +16,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
-                <link rel="icon" href="data:,"/>
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 <script inner_html=crate::components::theme::THEME_BOOT_SCRIPT></script>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>

@@ -1,5 +1,5 @@
 // The DaemonSet rollout page and the node page, on scenarios/demo.yaml.
-import { test, expect } from "./fixtures/matrix-page";
+import { test, expect, takeTheDocument404 } from "./fixtures/matrix-page";
 
 test.describe("DaemonSet page", () => {
   test("a stalled rollout shows its budget, kubectl's verdict and each node's pods", async ({ matrix, page }) => {
@@ -110,11 +110,3 @@ test.describe("node page", () => {
     takeTheDocument404(browserErrors);
   });
 });
-
-/// Chromium logs the document's own 404 as a console error; a not-found page expects exactly
-/// that one, and the fixture still fails on anything else.
-function takeTheDocument404(browserErrors: string[]): void {
-  const i = browserErrors.findIndex((e) => e.includes("status of 404"));
-  expect(i, "the 404 of the document itself is on the console").toBeGreaterThanOrEqual(0);
-  browserErrors.splice(i, 1);
-}

@@ -317,6 +317,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                     <div
                         class="gauge-bar"
                         role="progressbar"
+                        aria-label="Nodes updated"
                         aria-valuemin="0"
                         aria-valuemax=move || progress().1.to_string()
                         aria-valuenow=move || progress().0.to_string()

@@ -62,6 +62,8 @@ impl Explainer {
         Callback::new(move |(node, ds): (String, String)| {
             this.selected.set(Some((node.clone(), ds.clone())));
             this.fetch(node, ds, true);
+            #[cfg(feature = "hydrate")]
+            request_animation_frame(keep_focused_cell_in_view);
         })
     }
 
@@ -98,4 +100,25 @@ impl Default for Explainer {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The open panel takes the right side of a wide window and the bottom half of a narrow one
+/// (style/main.css), and must not cover the cell it explains: once it is drawn, the cell (which
+/// has focus after a click or Enter) scrolls into the part of the page the panel leaves free.
+/// Its scroll margin (the CSS again) keeps it clear of the bottom sheet.
+#[cfg(feature = "hydrate")]
+fn keep_focused_cell_in_view() {
+    let Some(cell) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+    else {
+        return;
+    };
+    if !cell.class_list().contains("cell") {
+        return;
+    }
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
+    cell.scroll_into_view_with_scroll_into_view_options(&options);
 }
