@@ -56,3 +56,70 @@ pub const POOL_LABELS: &[&str] = &[
     "kubernetes.azure.com/agentpool",
     "agentpool",
 ];
+
+/// The longest prefix of a `generateName` the API server keeps (apiserver
+/// `names.MaxGeneratedNameLength`: 63 minus the 5 random characters).
+pub const MAX_GENERATED_NAME_PREFIX: usize = 58;
+/// The longest DaemonSet name prefix in a ControllerRevision's name (kube-controller-manager
+/// `history.ControllerRevisionName`: the name with "-" and a hash must stay a DNS subdomain).
+pub const MAX_REVISION_NAME_PREFIX: usize = 223;
+
+/// The part of a `generateName` the API server keeps before its random suffix. Why: a
+/// DaemonSet's name may be up to 253 characters while its pods' generated names are cut to 58
+/// plus 5; a simulated API that kept the whole prefix would refuse the pods Kubernetes creates.
+pub fn generated_name_prefix(generate_name: &str) -> &str {
+    cut_at_byte(generate_name, MAX_GENERATED_NAME_PREFIX)
+}
+
+/// A ControllerRevision's name as kube-controller-manager spells it: the DaemonSet's name cut
+/// to 223 bytes, "-", the hash. Why: `kubectl rollout history` and the revision list find
+/// revisions by owner, but the sim must create the same names the real controller does.
+pub fn controller_revision_name(daemonset: &str, hash: &str) -> String {
+    format!(
+        "{}-{hash}",
+        cut_at_byte(daemonset, MAX_REVISION_NAME_PREFIX)
+    )
+}
+
+/// Go's `s[:n]` for names, which are ASCII once valid; a non-ASCII one (refused later by
+/// validation) is cut at the char boundary at or below `n` instead of panicking.
+fn cut_at_byte(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn a_long_generate_name_keeps_58_characters_like_the_api_server() {
+        let ds = format!("{}-", "a".repeat(252));
+        assert_eq!(generated_name_prefix(&ds), "a".repeat(58));
+        assert_eq!(generated_name_prefix("log-collector-"), "log-collector-");
+        // Exactly 58 is kept whole.
+        let exact = "b".repeat(58);
+        assert_eq!(generated_name_prefix(&exact), exact);
+    }
+
+    #[test]
+    fn a_revision_name_cuts_the_daemonset_name_at_223_bytes_like_the_controller() {
+        let ds = "c".repeat(253);
+        let name = controller_revision_name(&ds, "5d8f9c7b6");
+        assert_eq!(name, format!("{}-5d8f9c7b6", "c".repeat(223)));
+        assert!(name.len() <= 253);
+        assert_eq!(controller_revision_name("falco", "abc"), "falco-abc");
+    }
+
+    #[test]
+    fn a_non_ascii_prefix_is_cut_at_a_char_boundary_not_mid_character() {
+        let s = format!("{}é-", "d".repeat(57));
+        assert_eq!(generated_name_prefix(&s), "d".repeat(57));
+    }
+}

@@ -88,6 +88,7 @@ fn group_row(g: &GroupHeader, query: &MatrixQuery) -> impl IntoView {
     } else {
         ("▾", "collapse")
     };
+    let title = format!("{action} this group: {value}");
     let summary = format!(
         "{} node{}{}{}",
         g.nodes,
@@ -128,7 +129,7 @@ fn group_row(g: &GroupHeader, query: &MatrixQuery) -> impl IntoView {
                 <a
                     href=query.href_toggling_group(&g.token())
                     aria-expanded=(!g.collapsed).to_string()
-                    title=format!("{action} this group")
+                    title=title
                 >
                     <span aria-hidden="true">{arrow}" "</span>
                     <span class="group-value">{value}</span>
@@ -278,7 +279,7 @@ pub fn MatrixTable(
                                 view! {
                                     <tr data-row=r.name.clone()>
                                         <th scope="row" class="node-head">
-                                            <a class="node-name" href=format!("/node/{}", r.name)>{r.name.clone()}</a>
+                                            <a class="node-name" href=format!("/node/{}", r.name) title=r.name.clone()>{r.name.clone()}</a>
                                             <NodeBadges row=r.info/>
                                         </th>
                                         {cells}

@@ -143,7 +143,8 @@ pub fn current_hash(
     }
     loop {
         let hash = template_hash(&live, collision_count);
-        let name = format!("{}-{hash}", ds.metadata.name.as_deref().unwrap_or_default());
+        let name =
+            names::controller_revision_name(ds.metadata.name.as_deref().unwrap_or_default(), &hash);
         let mut labels = ds
             .spec
             .template

@@ -227,7 +227,13 @@ impl Store {
         stamp_type(kind, &mut obj, &name)?;
         if name.is_empty() {
             match meta_str(&obj, "generateName") {
-                Some(prefix) => name = format!("{prefix}{}", random_suffix()),
+                Some(prefix) => {
+                    name = format!(
+                        "{}{}",
+                        names::generated_name_prefix(prefix),
+                        random_suffix()
+                    )
+                }
                 None => {
                     return Err(fields_invalid(
                         kind,
