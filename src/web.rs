@@ -119,7 +119,11 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(fallback_context.clone()),
             crate::app::shell,
         ))
-        .layer(axum::middleware::from_fn(limits::limit_api_bodies));
+        .layer(axum::middleware::from_fn(limits::limit_api_bodies))
+        // gzip for HTML, JSON, CSS, JS and WASM when the browser asks: the matrix of a large
+        // cluster is mostly repeated markup. tower-http's default predicate leaves
+        // `text/event-stream` alone, so live deltas are never held back in a compressor.
+        .layer(tower_http::compression::CompressionLayer::new());
     headers::secure(router).with_state(state)
 }
 

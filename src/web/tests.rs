@@ -400,3 +400,22 @@ async fn an_unknown_path_is_a_404_page_not_a_panic() {
     let response = get(app(synced()), "/no/such/page", &[]).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn pages_are_gzipped_when_asked_but_the_live_feed_never_is() {
+    let response = get(app(synced()), "/", &[("accept-encoding", "gzip")]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers().get(header::CONTENT_ENCODING).map(|v| v.as_bytes()),
+        Some(&b"gzip"[..]),
+        "the matrix page is compressed"
+    );
+    let live = get(app(synced()), "/api/live", &[("accept-encoding", "gzip")]).await;
+    assert_eq!(live.status(), StatusCode::OK);
+    assert!(
+        live.headers().get(header::CONTENT_ENCODING).is_none(),
+        "an event stream must reach the browser as each event is written"
+    );
+    let plain = get(app(synced()), "/", &[]).await;
+    assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
+}
