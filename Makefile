@@ -20,7 +20,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 
 .PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s build build-wasm wasm-compile build-server site \
-	run test test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench fuzz fuzz-replay clean-site
+	run test test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
 
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
@@ -143,6 +143,11 @@ test-k8s: deps-kubectl k8s build
 test-e2e:
 	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test
 
+# The pictures in docs/screenshots (every page, light and dark, 1400 and 768 px), from the
+# accessibility spec's pass over the demo: build first (`make build`).
+screenshots:
+	cd end2end && DOCS_SCREENSHOTS=1 npx playwright test tests/a11y.spec.ts -g "screenshots"
+
 ## ---- release and measurements ----
 
 # Optimised WASM only (wasm-opt -Oz), for the size figures.
@@ -165,6 +170,11 @@ wasm-size: release-wasm
 bench:
 	cargo bench --features ssr --bench sim_schedule
 	cargo bench --features ssr --bench live
+
+# What a browser pays for the matrix at 5,000 nodes: SSR p50/p99, HTML bytes, time to
+# interactive and bytes until idle in headless Chromium, on release builds.
+bench-pages: release
+	node end2end/bench/pages.mjs --generate nodes=5000,daemonsets=30,seed=1
 
 # Every parser of outside input under libFuzzer for FUZZ_SECONDS each (fuzz/, its own workspace).
 # cargo-fuzz needs -Z flags: the stable toolchain takes them with RUSTC_BOOTSTRAP=1. Seeds come

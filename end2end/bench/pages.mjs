@@ -1,0 +1,135 @@
+// Page benchmark (issue 13 item 3): what a browser pays for the matrix of a large cluster.
+//
+//   node end2end/bench/pages.mjs [--generate nodes=5000,daemonsets=30,seed=1] [--runs 40]
+//        [--bin target/release/daemonscope]
+//
+// Starts `daemonscope serve --demo --generate SPEC` on a free port and waits for /readyz, then:
+// - SSR: --runs sequential GETs of `/` and `/?problems=1` (after 3 warm-ups), gzip asked as a
+//   browser asks; p50/p99/max of the time to the last byte, the HTML's size raw and on the wire;
+// - browser: headless Chromium loads each page in a fresh context and reports the time to
+//   interactive (navigation → `main[data-hydrated=true]`, the WASM has hydrated), the time until
+//   the live feed's snapshot has arrived (`data-live=live`), and every byte received on the
+//   wire (CDP Network.dataReceived, SSE included) until the network has been quiet for 2 s.
+// Build first: `make release` (release WASM in target/site, release server).
+import { chromium } from "@playwright/test";
+import { spawn } from "node:child_process";
+import * as http from "node:http";
+import * as net from "node:net";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const SPEC = arg("generate", "nodes=5000,daemonsets=30,seed=1");
+const RUNS = Number(arg("runs", "40"));
+const BIN = path.resolve(ROOT, arg("bin", "target/release/daemonscope"));
+const PATHS = ["/", "/?problems=1"];
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+};
+const ms = (x) => `${x.toFixed(0)} ms`;
+const kb = (x) => `${(x / 1024).toFixed(0)} KiB`;
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const started = Date.now();
+const server = spawn(BIN, ["serve", "--demo", "--generate", SPEC, "--listen", `127.0.0.1:${port}`], {
+  cwd: ROOT,
+  stdio: ["ignore", "ignore", "inherit"],
+});
+process.on("exit", () => server.kill("SIGKILL"));
+for (;;) {
+  try {
+    if ((await fetch(`${base}/readyz`)).ok) break;
+  } catch {}
+  if (Date.now() - started > 300_000) throw new Error("the server was not ready within 5 minutes");
+  await sleep(200);
+}
+console.log(`cluster ${SPEC}: server ready after ${ms(Date.now() - started)} (${BIN})`);
+
+// The sim creates the daemon pods after the first sync: measure the converged cluster, i.e.
+// once the ready pods summed over /metrics have not changed for 15 s.
+const readyPods = async () =>
+  (await (await fetch(`${base}/metrics`)).text())
+    .split("\n")
+    .filter((l) => l.startsWith("daemonscope_daemonset_ready{"))
+    .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+let [settled, seen, since] = [false, -1, Date.now()];
+while (!settled && Date.now() - started < 600_000) {
+  const n = await readyPods();
+  if (n !== seen) [seen, since] = [n, Date.now()];
+  settled = Date.now() - since > 15_000;
+  await sleep(1000);
+}
+console.log(`converged: ${seen} ready daemon pods after ${ms(Date.now() - started)}`);
+
+for (const p of PATHS) {
+  const times = [];
+  let raw = 0;
+  for (let i = 0; i < RUNS + 3; i++) {
+    const t0 = performance.now();
+    // Node's fetch decompresses; the wire size comes from a separate count below.
+    const res = await fetch(base + p, { headers: { "accept-encoding": "gzip" } });
+    const body = await res.text();
+    if (i >= 3) times.push(performance.now() - t0);
+    raw = Buffer.byteLength(body);
+  }
+  const gz = await new Promise((resolve, reject) => {
+    http
+      .get(base + p, { headers: { "accept-encoding": "gzip" } }, (res) => {
+        let n = 0;
+        res.on("data", (c) => (n += c.length));
+        res.on("end", () => resolve(n));
+      })
+      .on("error", reject);
+  });
+  console.log(
+    `SSR ${p}: p50 ${ms(quantile(times, 0.5))}, p99 ${ms(quantile(times, 0.99))}, max ${ms(Math.max(...times))} over ${RUNS} runs; HTML ${kb(raw)} raw, ${kb(gz)} gzip on the wire`,
+  );
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu"],
+});
+for (const p of PATHS) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  let bytes = 0;
+  let last = Date.now();
+  cdp.on("Network.dataReceived", (e) => {
+    bytes += e.encodedDataLength;
+    last = Date.now();
+  });
+  cdp.on("Network.responseReceived", () => (last = Date.now()));
+  const t0 = Date.now();
+  await page.goto(base + p, { waitUntil: "commit", timeout: 120_000 });
+  await page.locator('main[data-hydrated="true"]').waitFor({ timeout: 120_000 });
+  const tti = Date.now() - t0;
+  await page.locator('[data-live="live"]').waitFor({ timeout: 120_000 });
+  const live = Date.now() - t0;
+  while (Date.now() - last < 2000) await sleep(100);
+  console.log(
+    `browser ${p}: interactive after ${ms(tti)}, live after ${ms(live)}, ${kb(bytes)} received until idle`,
+  );
+  await context.close();
+}
+await browser.close();
+server.kill("SIGKILL");
