@@ -52,6 +52,10 @@ enum Command {
         /// e.g. nodes=5000,daemonsets=30,seed=1.
         #[arg(long, requires = "demo")]
         generate: Option<String>,
+        /// How long after a node joins its missing daemon pods show as `starting` instead of
+        /// `missing` (e.g. 2m, 90s, 1m30s; 0 turns it off).
+        #[arg(long, default_value = "2m", value_parser = parse_grace)]
+        new_node_grace: daemonscope::domain::coverage::NewNodeGrace,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
             namespaces,
             demo,
             generate,
+            new_node_grace,
         } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
@@ -147,10 +152,26 @@ fn main() -> ExitCode {
                 listen,
                 target,
                 namespaces,
+                new_node_grace,
             };
             run_async(daemonscope::web::serve(options))
         }
     }
+}
+
+/// `--new-node-grace`: a duration as the scenario files write them (`2m`, `90s`, `1m30s`, a
+/// bare number of seconds), in whole seconds; `0` turns the grace off, and a fraction of a
+/// second is refused rather than silently turning it off.
+fn parse_grace(text: &str) -> Result<daemonscope::domain::coverage::NewNodeGrace, String> {
+    let duration =
+        daemonscope::sim::scenario::settings::parse_duration(text).map_err(|e| e.to_string())?;
+    if !duration.is_zero() && duration.as_secs() == 0 {
+        return Err(format!("{text}: at least 1s, or 0 to turn the grace off"));
+    }
+    let seconds = i64::try_from(duration.as_secs()).map_err(|_| format!("{text}: too long"))?;
+    Ok(daemonscope::domain::coverage::NewNodeGrace::from_seconds(
+        seconds,
+    ))
 }
 
 /// Offline commands: print the result, or one line on stderr and exit 2.
