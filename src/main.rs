@@ -85,6 +85,10 @@ enum Command {
         daemonset: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         output: Output,
+        /// The dashboard's new-node grace: says whether a missing pod on this node would show as
+        /// `starting` (e.g. 2m, 90s; 0 turns it off).
+        #[arg(long, default_value = "2m", value_parser = parse_grace)]
+        new_node_grace: daemonscope::domain::coverage::NewNodeGrace,
     },
     /// Print the budget and the verdict `kubectl rollout status` would give for a DaemonSet dump.
     Rollout {
@@ -104,10 +108,12 @@ fn main() -> ExitCode {
             node,
             daemonset,
             output,
+            new_node_grace,
         } => print_or_fail(daemonscope::cli::explain::run(
             &node,
             &daemonset,
             output.into(),
+            new_node_grace,
         )),
         Command::Rollout { daemonset, output } => {
             print_or_fail(daemonscope::cli::rollout::run(&daemonset, output.into()))

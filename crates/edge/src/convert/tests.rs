@@ -72,7 +72,10 @@ fn node_readiness_is_unknown_without_a_ready_condition() {
         .expect("node");
     let facts = node_facts(&node);
     assert_eq!(facts.ready, None);
-    assert_eq!(facts.created, None, "no creationTimestamp: no grace applies");
+    assert_eq!(
+        facts.created, None,
+        "no creationTimestamp: no grace applies"
+    );
     assert!(!facts.unschedulable);
     assert!(facts.taints.is_empty());
 }
