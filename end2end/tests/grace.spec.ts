@@ -162,6 +162,16 @@ test.describe("new-node grace", () => {
     await expect(page.locator(`[data-ds-summary="${BLOCKED}"] [data-count="missing"]`)).toHaveText("1"); // worker-3
     expect(await metric(dash, "daemonscope_daemonset_starting", BLOCKED)).toBe(1);
     expect(await metric(dash, "daemonscope_daemonset_missing", BLOCKED)).toBe(1);
+    // The DaemonSet page counts it the same way (seen in the dark scheme, for its colours).
+    const dsPage = await page.context().newPage();
+    await dsPage.emulateMedia({ colorScheme: "dark" });
+    await dsPage.goto(`${dash}/ds/${BLOCKED}`);
+    await expect(dsPage.locator("main")).toHaveAttribute("data-hydrated", "true");
+    await expect(dsPage.getByTestId("ds-counts").locator('[data-count="starting"]')).toHaveText("1");
+    await expect(dsPage.getByTestId("ds-counts").locator('[data-count="missing"]')).toHaveText("1");
+    await expect(cell(dsPage, NODE, BLOCKED)).toHaveAttribute("data-state", "starting");
+    await dsPage.screenshot({ path: "/tmp/wt-grace-ds-dark.png", fullPage: true });
+    await dsPage.close();
     // The pod that is not blocked does come, on the same young node.
     await expect(cell(page, NODE, FREE)).toHaveAttribute("data-state", "ready", { timeout: 30_000 });
 
