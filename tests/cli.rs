@@ -604,7 +604,10 @@ fn explain_says_whether_a_missing_pod_would_show_as_starting_on_a_new_node() {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    assert!(fresh.contains(&stamp), "the fixture has a creationTimestamp");
+    assert!(
+        fresh.contains(&stamp),
+        "the fixture has a creationTimestamp"
+    );
     let node = dir.path().join("node-new.yaml");
     std::fs::write(&node, fresh).unwrap();
     let ds = fixture("ds-log-collector.yaml");
@@ -624,7 +627,10 @@ fn explain_says_whether_a_missing_pod_would_show_as_starting_on_a_new_node() {
         stdout
     };
     let v: Value = serde_json::from_str(&explain("json", "2m")).unwrap();
-    assert_eq!(v["shouldRun"], true, "§a.6: a cordoned node still gets daemon pods");
+    assert_eq!(
+        v["shouldRun"], true,
+        "§a.6: a cordoned node still gets daemon pods"
+    );
     let grace = &v["newNodeGrace"];
     assert_eq!(grace["graceSeconds"], 120);
     assert_eq!(grace["inGrace"], true);
@@ -638,7 +644,10 @@ fn explain_says_whether_a_missing_pod_would_show_as_starting_on_a_new_node() {
     assert_eq!(off["newNodeGrace"]["withoutPod"], "missing");
     assert!(!explain("text", "0").contains("New node"));
     let old = explain_json("node-cordoned.yaml", "ds-log-collector.yaml");
-    assert_eq!(old["newNodeGrace"]["withoutPod"], "missing", "a node from 2026-11");
+    assert_eq!(
+        old["newNodeGrace"]["withoutPod"], "missing",
+        "a node from 2026-11"
+    );
     let (code, _, stderr) = run(&[
         "explain",
         "--node",
@@ -648,6 +657,9 @@ fn explain_says_whether_a_missing_pod_would_show_as_starting_on_a_new_node() {
         "--new-node-grace",
         "500ms",
     ]);
-    assert_eq!(code, 2, "a fraction of a second is refused, not read as off");
+    assert_eq!(
+        code, 2,
+        "a fraction of a second is refused, not read as off"
+    );
     assert!(stderr.contains("at least 1s"), "{stderr}");
 }

@@ -143,6 +143,20 @@ mod tests {
     }
 
     #[test]
+    fn starting_is_not_a_problem_and_sits_beside_pending_in_the_legend() {
+        assert!(
+            !CellState::Starting.is_problem(),
+            "a scale-up must not raise problems"
+        );
+        assert!(CellState::Missing.is_problem());
+        let at = CellState::Starting.index();
+        assert_eq!(CellState::ALL[at], CellState::Starting);
+        assert_eq!(CellState::ALL[at - 1], CellState::Pending);
+        assert_eq!(CellState::ALL[at + 1], CellState::Missing);
+        assert_eq!(CellState::Starting.as_str(), "starting");
+    }
+
+    #[test]
     fn only_missing_is_renamed_a_pod_that_exists_is_judged_as_it_is() {
         let grace = NewNodeGrace::default();
         for state in CellState::ALL {
