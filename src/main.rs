@@ -52,6 +52,10 @@ enum Command {
         /// e.g. nodes=5000,daemonsets=30,seed=1.
         #[arg(long, requires = "demo")]
         generate: Option<String>,
+        /// How long after a node joins its missing daemon pods show as `starting` instead of
+        /// `missing` (e.g. 2m, 90s, 1m30s; 0 turns it off).
+        #[arg(long, default_value = "2m", value_parser = parse_grace)]
+        new_node_grace: daemonscope::domain::coverage::NewNodeGrace,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -81,6 +85,10 @@ enum Command {
         daemonset: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         output: Output,
+        /// The dashboard's new-node grace: says whether a missing pod on this node would show as
+        /// `starting` (e.g. 2m, 90s; 0 turns it off).
+        #[arg(long, default_value = "2m", value_parser = parse_grace)]
+        new_node_grace: daemonscope::domain::coverage::NewNodeGrace,
     },
     /// Print the budget and the verdict `kubectl rollout status` would give for a DaemonSet dump.
     Rollout {
@@ -100,10 +108,12 @@ fn main() -> ExitCode {
             node,
             daemonset,
             output,
+            new_node_grace,
         } => print_or_fail(daemonscope::cli::explain::run(
             &node,
             &daemonset,
             output.into(),
+            new_node_grace,
         )),
         Command::Rollout { daemonset, output } => {
             print_or_fail(daemonscope::cli::rollout::run(&daemonset, output.into()))
@@ -130,6 +140,7 @@ fn main() -> ExitCode {
             namespaces,
             demo,
             generate,
+            new_node_grace,
         } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
@@ -147,10 +158,26 @@ fn main() -> ExitCode {
                 listen,
                 target,
                 namespaces,
+                new_node_grace,
             };
             run_async(daemonscope::web::serve(options))
         }
     }
+}
+
+/// `--new-node-grace`: a duration as the scenario files write them (`2m`, `90s`, `1m30s`, a
+/// bare number of seconds), in whole seconds; `0` turns the grace off, and a fraction of a
+/// second is refused rather than silently turning it off.
+fn parse_grace(text: &str) -> Result<daemonscope::domain::coverage::NewNodeGrace, String> {
+    let duration =
+        daemonscope::sim::scenario::settings::parse_duration(text).map_err(|e| e.to_string())?;
+    if !duration.is_zero() && duration.as_secs() == 0 {
+        return Err(format!("{text}: at least 1s, or 0 to turn the grace off"));
+    }
+    let seconds = i64::try_from(duration.as_secs()).map_err(|_| format!("{text}: too long"))?;
+    Ok(daemonscope::domain::coverage::NewNodeGrace::from_seconds(
+        seconds,
+    ))
 }
 
 /// Offline commands: print the result, or one line on stderr and exit 2.

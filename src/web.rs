@@ -48,6 +48,8 @@ pub struct ServeOptions {
     pub target: ClusterTarget,
     /// Limit DaemonSets (and their pods) to these namespaces; empty: all.
     pub namespaces: Vec<String>,
+    /// How long a new node's missing daemon pods show as `starting` (`--new-node-grace`).
+    pub new_node_grace: crate::domain::coverage::NewNodeGrace,
 }
 
 /// What every axum handler gets: the Leptos options and the live state. The server
@@ -179,21 +181,36 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-/// Starts watching a connected cluster: the live state with its watcher tasks.
+/// Starts watching a connected cluster: the live state with its watcher tasks, on wall time
+/// and without a new-node grace, so every cell is exactly what the Kubernetes rules say (the
+/// fidelity tests compare it with Kubernetes itself). `serve` uses [`start_watching_with`].
 pub async fn start_watching(
     conn: &Connection,
     namespaces: &[String],
 ) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
+    let state = ClusterState::new(conn.cluster.clone())
+        .with_grace(crate::domain::coverage::NewNodeGrace::OFF);
+    start_watching_with(conn, namespaces, state).await
+}
+
+/// Starts watching a connected cluster into `state` (empty, with its clock and new-node
+/// grace chosen): the live state with its watcher tasks and the ticker that applies what time
+/// alone changes.
+pub async fn start_watching_with(
+    conn: &Connection,
+    namespaces: &[String],
+    state: ClusterState,
+) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
     let scopes = watch::scopes(namespaces);
-    let live = Live::new(ClusterState::new(conn.cluster.clone()), &scopes);
+    let live = Live::new(state, &scopes);
     let streaming = connect::supports_streaming_lists(&conn.client).await;
     let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
     let ticking = live.clone();
     tasks.push(live.tasks().spawn("ticker", move || {
         let ticking = ticking.clone();
         async move {
-            // Column summaries follow their cells twice a second; availability is re-read
-            // once a second (see `Live::flush` and `Live::tick`).
+            // Column summaries follow their cells twice a second; availability and new-node
+            // graces are re-read once a second (see `Live::flush` and `Live::tick`).
             let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
             let mut n: u64 = 0;
             loop {
@@ -216,7 +233,18 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
         .await
         .map_err(std::io::Error::other)?;
     tracing::info!(cluster = %conn.cluster, "connected");
-    let (live, watchers) = start_watching(&conn, &options.namespaces).await;
+    // "Now" is the clock the cluster's timestamps come from: the embedded sim's simulated
+    // clock (which may run faster than real time), else wall time.
+    let clock = match &sim {
+        Some(sim) => {
+            let store = sim.store.clone();
+            crate::cluster::state::Clock::new(move || store.now().as_second())
+        }
+        None => crate::cluster::state::Clock::default(),
+    };
+    let state =
+        ClusterState::with_clock(conn.cluster.clone(), clock).with_grace(options.new_node_grace);
+    let (live, watchers) = start_watching_with(&conn, &options.namespaces, state).await;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
         .map_err(|err| {

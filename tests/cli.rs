@@ -580,3 +580,86 @@ fn a_bad_node_file_is_named_in_the_error() {
         format!("error: {}: is a DaemonSet, not a Node", node.display())
     );
 }
+
+/// Issue 14 item 5: the dumps hold no pods, so `explain` says what the dashboard would show
+/// for a pod-less cell: `starting` on a node younger than `--new-node-grace`, `missing` on an
+/// older one (or with the grace off), `excluded` where the pod should not run.
+#[test]
+fn explain_says_whether_a_missing_pod_would_show_as_starting_on_a_new_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let joined = std::time::SystemTime::now() - std::time::Duration::from_secs(30);
+    let stamp = k8s_openapi::jiff::Timestamp::try_from(joined)
+        .unwrap()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let fresh = std::fs::read_to_string(fixture("node-cordoned.yaml"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("creationTimestamp:") {
+                format!("  creationTimestamp: \"{stamp}\"")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        fresh.contains(&stamp),
+        "the fixture has a creationTimestamp"
+    );
+    let node = dir.path().join("node-new.yaml");
+    std::fs::write(&node, fresh).unwrap();
+    let ds = fixture("ds-log-collector.yaml");
+    let explain = |output: &str, grace: &str| {
+        let (code, stdout, stderr) = run(&[
+            "explain",
+            "--node",
+            &node.to_string_lossy(),
+            "--daemonset",
+            &ds.to_string_lossy(),
+            "--output",
+            output,
+            "--new-node-grace",
+            grace,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    let v: Value = serde_json::from_str(&explain("json", "2m")).unwrap();
+    assert_eq!(
+        v["shouldRun"], true,
+        "§a.6: a cordoned node still gets daemon pods"
+    );
+    let grace = &v["newNodeGrace"];
+    assert_eq!(grace["graceSeconds"], 120);
+    assert_eq!(grace["inGrace"], true);
+    assert_eq!(grace["withoutPod"], "starting");
+    let age = grace["nodeAgeSeconds"].as_i64().unwrap();
+    assert!((30..60).contains(&age), "{age}");
+    let text = explain("text", "2m");
+    assert!(text.contains("New node: it joined"), "{text}");
+    assert!(text.contains("shows as `starting`"), "{text}");
+    let off: Value = serde_json::from_str(&explain("json", "0")).unwrap();
+    assert_eq!(off["newNodeGrace"]["withoutPod"], "missing");
+    assert!(!explain("text", "0").contains("New node"));
+    let old = explain_json("node-cordoned.yaml", "ds-log-collector.yaml");
+    assert_eq!(
+        old["newNodeGrace"]["withoutPod"], "missing",
+        "a node from 2026-11"
+    );
+    let (code, _, stderr) = run(&[
+        "explain",
+        "--node",
+        &node.to_string_lossy(),
+        "--daemonset",
+        &ds.to_string_lossy(),
+        "--new-node-grace",
+        "500ms",
+    ]);
+    assert_eq!(
+        code, 2,
+        "a fraction of a second is refused, not read as off"
+    );
+    assert!(stderr.contains("at least 1s"), "{stderr}");
+}

@@ -258,7 +258,7 @@ for (const backend of backends()) {
       report(backend, "gpu-monitor, kubectl set image", snapshots, nodes);
       // maxUnavailable 1: never both GPU nodes without an available pod at once (an old pod that
       // is Ready, `outdated`, is available).
-      const unavailable = ["missing", "pending", "unready"];
+      const unavailable = ["missing", "starting", "pending", "unready"];
       const overBudget = snapshots.filter((s) => nodes.every((n) => unavailable.includes(s[n])));
       expect(overBudget, "snapshots with both GPU nodes unavailable").toEqual([]);
       expect(errors).toEqual([]);

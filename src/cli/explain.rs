@@ -4,6 +4,7 @@
 //! a ticket, a support bundle). The same rules as the dashboard answer from those files.
 
 use super::{read_daemonset, read_node, to_json, CliError, OutputFormat};
+use crate::domain::coverage::{human_seconds, NewNodeGrace};
 use crate::domain::scheduling::{
     blockers, daemon_pod_tolerations, placement, Blocker, FixAction, PatchEdit, Placement,
 };
@@ -12,10 +13,22 @@ use crate::domain::validation::{validate_daemonset, Invalid};
 use serde_json::json;
 use std::path::Path;
 
-/// Explain one node × DaemonSet pair from two files.
-pub fn run(node: &Path, daemonset: &Path, output: OutputFormat) -> Result<String, CliError> {
+/// Explain one node × DaemonSet pair from two files. `grace` is the dashboard's new-node grace
+/// (`--new-node-grace`): the dumps hold no pods, so the command cannot say whether the pod is
+/// missing, but it says whether the node is young enough that a missing pod would show as
+/// `starting`, counted from the node's creationTimestamp to wall time now.
+pub fn run(
+    node: &Path,
+    daemonset: &Path,
+    output: OutputFormat,
+    grace: NewNodeGrace,
+) -> Result<String, CliError> {
     let node = read_node(node)?;
     let ds = read_daemonset(daemonset)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let in_grace = grace.covers(node.created, now);
     let placed = placement(&node, &ds.template);
     let invalid = validate_daemonset(&ds);
     let summary = verdict_sentence(&placed);
@@ -44,9 +57,37 @@ pub fn run(node: &Path, daemonset: &Path, output: OutputFormat) -> Result<String
             })).collect::<Vec<_>>(),
             "fixes": fixes,
             "invalid": invalid.iter().map(|i| json!({"field": i.field, "rule": i.rule})).collect::<Vec<_>>(),
+            "newNodeGrace": {
+                "graceSeconds": grace.seconds(),
+                "nodeCreated": node.created,
+                "nodeAgeSeconds": node.created.map(|c| now.saturating_sub(c).max(0)),
+                "inGrace": in_grace,
+                "graceEndsAt": grace.ends_at(node.created),
+                // What the dashboard shows for this cell if the pod is not there (yet).
+                "withoutPod": if !placed.should_run {
+                    "excluded"
+                } else if in_grace {
+                    "starting"
+                } else {
+                    "missing"
+                },
+            },
         })),
         OutputFormat::Text => {
             let mut text = render_text(&node.name, &ds.key(), &placed, &summary, &invalid);
+            if placed.should_run && in_grace {
+                let age = node.created.map_or(0, |c| now.saturating_sub(c).max(0));
+                let left = grace
+                    .ends_at(node.created)
+                    .map_or(0, |e| e.saturating_sub(now));
+                text.push_str(&format!(
+                    "\n\nNew node: it joined {} ago, so a daemon pod not created yet shows as `starting` \
+                     for {} more (new-node grace {}), then as `missing`.",
+                    human_seconds(age),
+                    human_seconds(left),
+                    human_seconds(grace.seconds()),
+                ));
+            }
             text.push_str(&render_fixes(&fixes));
             text
         }

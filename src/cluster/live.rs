@@ -238,11 +238,17 @@ impl Live {
         }
     }
 
-    /// Re-evaluates what time alone changes (availability after `minReadySeconds`), one
-    /// column per lock like `flush`.
+    /// Re-evaluates what time alone changes: a new node's grace ending (its `starting` cells
+    /// turn `missing`, sent at once as cell deltas) and availability after `minReadySeconds`
+    /// (column summaries, one column per lock like `flush`).
     pub async fn tick(&self) -> Option<u64> {
-        self.lock().state.mark_time_dependent();
-        self.flush().await
+        let published = {
+            let mut inner = self.lock();
+            let deltas = inner.state.expire_grace();
+            inner.state.mark_time_dependent();
+            inner.feed.publish(deltas)
+        };
+        self.flush().await.or(published)
     }
 
     /// A completed (re)list of `scope`: replaces its objects, marks it synced and healthy,
@@ -312,9 +318,10 @@ impl Live {
     /// The explanation of one cell.
     pub fn explain(&self, node: &str, daemonset: &str) -> Result<CellExplanation, LookupError> {
         let inner = self.lock();
+        let now = inner.state.now();
         inner
             .state
-            .explain(node, daemonset, unix_now())
+            .explain(node, daemonset, now)
             .map_err(|err| Self::why_missing(&inner, err))
     }
 
@@ -333,9 +340,10 @@ impl Live {
         daemonset: &str,
     ) -> Result<crate::domain::view::DaemonSetDetail, LookupError> {
         let inner = self.lock();
+        let now = inner.state.now();
         inner
             .state
-            .detail(daemonset, inner.feed.version(), unix_now())
+            .detail(daemonset, inner.feed.version(), now)
             .map_err(|err| Self::why_missing(&inner, err))
     }
 

@@ -21,6 +21,7 @@ pub struct Metrics {
     ds_ready: Family<Labels, Gauge>,
     ds_updated: Family<Labels, Gauge>,
     ds_missing: Family<Labels, Gauge>,
+    ds_starting: Family<Labels, Gauge>,
     ds_misscheduled: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
     watch_synced: Family<Labels, Gauge>,
@@ -54,6 +55,7 @@ impl Metrics {
             ds_ready: Family::default(),
             ds_updated: Family::default(),
             ds_missing: Family::default(),
+            ds_starting: Family::default(),
             ds_misscheduled: Family::default(),
             ds_budget_in_use: Family::default(),
             watch_synced: Family::default(),
@@ -81,8 +83,13 @@ impl Metrics {
         );
         registry.register(
             "daemonset_missing",
-            "Nodes that should run the pod and have none",
+            "Nodes that should run the pod and have none, past their new-node grace",
             m.ds_missing.clone(),
+        );
+        registry.register(
+            "daemonset_starting",
+            "New nodes (within --new-node-grace) that should run the pod and have none yet",
+            m.ds_starting.clone(),
         );
         registry.register(
             "daemonset_misscheduled",
@@ -134,6 +141,7 @@ impl Metrics {
         self.ds_ready.get_or_create(&labels).set(column.ready);
         self.ds_updated.get_or_create(&labels).set(column.updated);
         self.ds_missing.get_or_create(&labels).set(column.missing);
+        self.ds_starting.get_or_create(&labels).set(column.starting);
         self.ds_misscheduled
             .get_or_create(&labels)
             .set(column.misscheduled);
@@ -150,6 +158,7 @@ impl Metrics {
             &self.ds_ready,
             &self.ds_updated,
             &self.ds_missing,
+            &self.ds_starting,
             &self.ds_misscheduled,
             &self.ds_budget_in_use,
         ] {

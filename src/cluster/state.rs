@@ -20,7 +20,7 @@ mod summaries;
 mod views;
 
 use crate::cluster::projection::{Projection, RevisionFacts};
-use crate::domain::coverage::CellState;
+use crate::domain::coverage::{CellState, NewNodeGrace};
 use crate::domain::scheduling::DaemonPod;
 use crate::domain::view::{
     CellExplanation, DaemonSetColumn, DaemonSetDetail, Delta, MatrixSnapshot, NodeProgress,
@@ -93,15 +93,42 @@ pub struct ClusterState {
     dirty: std::collections::BTreeSet<String>,
     /// Unix seconds now; replaceable so tests are deterministic.
     clock: Clock,
+    /// How long a new node's missing daemon pods show as `starting` (issue 14 item 5).
+    grace: NewNodeGrace,
+    /// The clock reading up to which grace ends have been applied (`expire_grace`): every
+    /// cell was computed at or after it, so a grace ending later is still to come.
+    grace_checked_at: i64,
 }
 
-/// A source of "now" in unix seconds (availability and ages depend on it, §c).
-#[derive(Debug, Clone, Copy)]
-pub struct Clock(pub fn() -> i64);
+/// A source of "now" in unix seconds (availability, ages and the new-node grace depend on
+/// it). Why replaceable: the clock must be the one the cluster's timestamps come from, wall
+/// time for a real cluster, the simulated clock for the embedded demo (which may run fast),
+/// and a fixed reading in tests.
+#[derive(Clone)]
+pub struct Clock(std::sync::Arc<dyn Fn() -> i64 + Send + Sync>);
+
+impl Clock {
+    /// A clock that reads `now`.
+    pub fn new(now: impl Fn() -> i64 + Send + Sync + 'static) -> Self {
+        Clock(std::sync::Arc::new(now))
+    }
+
+    /// Unix seconds now.
+    pub fn now(&self) -> i64 {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Clock").field(&self.now()).finish()
+    }
+}
 
 impl Default for Clock {
+    /// Wall time, as a real cluster's timestamps are.
     fn default() -> Self {
-        Clock(|| {
+        Clock::new(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs() as i64)
@@ -111,25 +138,39 @@ impl Default for Clock {
 }
 
 impl ClusterState {
-    /// An empty state for the named cluster.
+    /// An empty state for the named cluster, on wall time, with the default new-node grace.
     pub fn new(cluster: impl Into<String>) -> Self {
-        Self {
-            cluster: cluster.into(),
-            ..Self::default()
-        }
+        Self::with_clock(cluster, Clock::default())
     }
 
-    /// The same, with a fixed clock (tests).
+    /// The same, with another clock (the simulated cluster's, or a fixed one in tests).
     pub fn with_clock(cluster: impl Into<String>, clock: Clock) -> Self {
+        let grace_checked_at = clock.now();
         Self {
             cluster: cluster.into(),
             clock,
+            grace: NewNodeGrace::default(),
+            grace_checked_at,
             ..Self::default()
         }
     }
 
-    fn now(&self) -> i64 {
-        (self.clock.0)()
+    /// The same state with another new-node grace (`--new-node-grace`); set before the first
+    /// object arrives, since cells are computed with it.
+    pub fn with_grace(mut self, grace: NewNodeGrace) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// The new-node grace the cells are computed with.
+    pub fn grace(&self) -> NewNodeGrace {
+        self.grace
+    }
+
+    /// Unix seconds now, on the clock the cells are computed with: the pages' ages and the
+    /// explanation's "turns missing in" read the same clock as the cells.
+    pub fn now(&self) -> i64 {
+        self.clock.now()
     }
 
     /// The cluster name shown in the page header.

@@ -159,6 +159,7 @@ mod tests {
             available: 3,
             misscheduled: 0,
             missing: 0,
+            starting: 0,
             strategy,
             surge_mode,
             max_unavailable: mu,

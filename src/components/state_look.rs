@@ -9,7 +9,7 @@ use crate::domain::coverage::CellState;
 
 /// Every state in legend order: healthy first, then in-flight, then problems, then "not here".
 /// The order is the domain's ([`CellState::ALL`]), which per-state counts also follow.
-pub const ALL_STATES: [CellState; 8] = CellState::ALL;
+pub const ALL_STATES: [CellState; 9] = CellState::ALL;
 
 /// The serde lowercase name, used in `data-state`, CSS and query strings (a public contract).
 pub fn state_name(state: CellState) -> &'static str {
@@ -31,6 +31,7 @@ pub fn state_symbol(state: CellState) -> &'static str {
         CellState::Surge => "⇅",
         CellState::Unready => "!",
         CellState::Pending => "…",
+        CellState::Starting => "◌",
         CellState::Missing => "✗",
         CellState::Misscheduled => "⚠",
         CellState::Excluded => "·",
@@ -45,6 +46,7 @@ pub fn state_phrase(state: CellState) -> &'static str {
         CellState::Surge => "old and new pod during a surge update",
         CellState::Unready => "pod not ready",
         CellState::Pending => "pod pending",
+        CellState::Starting => "new node, pod not created yet",
         CellState::Missing => "should run, no pod",
         CellState::Misscheduled => "a pod where it should not run",
         CellState::Excluded => "should not run here",

@@ -293,8 +293,10 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                     <dd>{move || column.get().updated}</dd>
                     <dt>"available"</dt>
                     <dd>{move || column.get().available}</dd>
+                    <dt title="new nodes whose pod is not created yet">"starting"</dt>
+                    <dd data-count="starting">{move || column.get().starting}</dd>
                     <dt>"missing"</dt>
-                    <dd>{move || column.get().missing}</dd>
+                    <dd data-count="missing">{move || column.get().missing}</dd>
                     <dt>"misscheduled"</dt>
                     <dd>{move || column.get().misscheduled}</dd>
                 </dl>

@@ -208,6 +208,7 @@ fn RolloutTable(model: MatrixModel) -> impl IntoView {
                         <th class="num">"ready"</th>
                         <th class="num">"updated"</th>
                         <th class="num">"available"</th>
+                        <th class="num" title="new nodes whose pod is not created yet">"starting"</th>
                         <th class="num">"missing"</th>
                         <th class="num">"misscheduled"</th>
                         <th>"strategy"</th>
@@ -230,7 +231,8 @@ fn RolloutTable(model: MatrixModel) -> impl IntoView {
                                         <td class="num">{n(|d| d.ready)}</td>
                                         <td class="num">{n(|d| d.updated)}</td>
                                         <td class="num">{n(|d| d.available)}</td>
-                                        <td class={move || if col.get().missing > 0 { "num bad" } else { "num" }}>{n(|d| d.missing)}</td>
+                                        <td class="num" data-count="starting">{n(|d| d.starting)}</td>
+                                        <td class={move || if col.get().missing > 0 { "num bad" } else { "num" }} data-count="missing">{n(|d| d.missing)}</td>
                                         <td class={move || if col.get().misscheduled > 0 { "num bad" } else { "num" }}>{n(|d| d.misscheduled)}</td>
                                         <td>{move || col.get().strategy.to_string()}</td>
                                         <td><RolloutGauge column=col/></td>

@@ -212,9 +212,24 @@ async fn readyz_says_which_resource_is_forbidden() {
 
 #[tokio::test]
 async fn metrics_are_prometheus_text_with_per_daemonset_counts_and_watch_state() {
-    let response = get(app(synced()), "/metrics", &[]).await;
+    let live = synced();
+    // Node b has no pod (missing); a node that joined 10 s ago has none yet: within the
+    // default two-minute new-node grace it is starting, exported apart (issue 14 item 5).
+    let mut young = node("young");
+    young.created = Some(crate::cluster::live::unix_now() - 10);
+    live.apply(&Scope::Nodes, Projection::Node(young));
+    live.snapshot();
+    let response = get(app(live), "/metrics", &[]).await;
     assert_eq!(response.status(), StatusCode::OK);
     let body = text(response).await;
+    assert!(
+        body.contains("daemonscope_daemonset_missing{daemonset=\"kube-system/log\"} 1\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("daemonscope_daemonset_starting{daemonset=\"kube-system/log\"} 1\n"),
+        "{body}"
+    );
     assert!(
         body.contains("daemonscope_daemonset_desired{daemonset=\"kube-system/log\"}"),
         "{body}"

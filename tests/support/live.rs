@@ -10,7 +10,7 @@
 
 use daemonscope::cluster::connect;
 use daemonscope::cluster::Live;
-use daemonscope::domain::coverage::{build_snapshot, CellState};
+use daemonscope::domain::coverage::{build_snapshot, CellState, NewNodeGrace};
 use daemonscope::domain::view::MatrixSnapshot;
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::{Node, Pod};
@@ -207,7 +207,9 @@ pub fn expected_from(
         .collect();
     daemonsets.sort_by_key(|d| d.key());
     let pods: Vec<_> = pods.iter().map(pod_facts).collect();
-    build_snapshot(&nodes, &daemonsets, &pods, now(), "")
+    // The dashboard under test runs without a new-node grace (`web::start_watching`): the
+    // fidelity tests compare the Kubernetes rules alone.
+    build_snapshot(&nodes, &daemonsets, &pods, now(), "", NewNodeGrace::OFF)
 }
 
 /// One cell of a snapshot.

@@ -6,11 +6,15 @@
 //! are called, never restated.
 
 mod explain;
+mod grace;
 mod snapshot;
 
-pub use explain::{explain_cell, explain_cell_with, pod_summary};
+pub use explain::{explain_cell, explain_cell_in_grace, explain_cell_with, pod_summary};
+pub use grace::{human_seconds, NewNodeGrace};
 pub(crate) use snapshot::bounded_to;
-pub use snapshot::{build_snapshot, column_summary, node_row, strategy_kind};
+pub use snapshot::{
+    build_snapshot, column_summary, column_summary_in_grace, node_row, strategy_kind,
+};
 
 use super::facts::{DaemonSetFacts, PodFacts, PodPhase};
 use super::rollout::{is_counted, is_pod_updated, pod_order};
@@ -39,6 +43,10 @@ pub const RULES: &[(&str, &str)] = &[
     ("build_snapshot", "§a, §c, §d, §e, §f"),
     ("explain_cell", "§a (reasons and fixes), §c, §d.4"),
     ("pod_summary", "§d.4 (updated)"),
+    (
+        "NewNodeGrace",
+        "issue 14 item 5 (a daemonscope policy on top of §a.7's missing pod; never changes §a, §c or §e)",
+    ),
 ];
 
 /// The state names are a public contract (`data-state` in the HTML): keep them.
@@ -54,6 +62,10 @@ pub enum CellState {
     /// Should run; the pod is not bound or not started, or only a terminating pod is left
     /// and its replacement comes once it is gone (§a.7).
     Pending,
+    /// Should run and no pod is there yet, on a node that joined less than the new-node
+    /// grace ago ([`NewNodeGrace`]): the controller's create is expected, not late. Not a
+    /// problem; it turns `missing` by itself when the grace ends.
+    Starting,
     /// Should run (§a shouldRun) and no pod is there.
     Missing,
     /// Should not run and no pod is there; [`exclusion_kind`] says which rule excludes it.
@@ -69,12 +81,13 @@ impl CellState {
     /// Every state in legend order: healthy first, then in-flight, then problems, then "not
     /// here". Why here: per-state counts ([`crate::view::StateCounts`]), the legend and the
     /// `?state=` filter must agree on one order.
-    pub const ALL: [CellState; 8] = [
+    pub const ALL: [CellState; 9] = [
         CellState::Ready,
         CellState::Outdated,
         CellState::Surge,
         CellState::Unready,
         CellState::Pending,
+        CellState::Starting,
         CellState::Missing,
         CellState::Misscheduled,
         CellState::Excluded,
@@ -88,15 +101,16 @@ impl CellState {
             CellState::Surge => 2,
             CellState::Unready => 3,
             CellState::Pending => 4,
-            CellState::Missing => 5,
-            CellState::Misscheduled => 6,
-            CellState::Excluded => 7,
+            CellState::Starting => 5,
+            CellState::Missing => 6,
+            CellState::Misscheduled => 7,
+            CellState::Excluded => 8,
         }
     }
 
     /// Whether the cell asks for attention: a pod missing, misscheduled, not ready, on an old
-    /// revision or not started. `ready` and `excluded` are settled, and `surge` is a rollout
-    /// step in progress, not a fault. Why here: the matrix's "only problems" filter and its
+    /// revision or not started. `ready` and `excluded` are settled, `surge` is a rollout
+    /// step in progress and `starting` a new node's first pods, not faults. Why here: the matrix's "only problems" filter and its
     /// problem count per row must agree with what the legend calls a problem.
     pub fn is_problem(self) -> bool {
         matches!(
@@ -116,6 +130,7 @@ impl CellState {
             CellState::Outdated => "outdated",
             CellState::Unready => "unready",
             CellState::Pending => "pending",
+            CellState::Starting => "starting",
             CellState::Missing => "missing",
             CellState::Excluded => "excluded",
             CellState::Misscheduled => "misscheduled",

@@ -64,6 +64,10 @@ pub struct NodeFacts {
     /// The Ready condition: Some(true) Ready, Some(false) NotReady, None Unknown/absent.
     /// Shown to users; never read by the placement rules (§a.6).
     pub ready: Option<bool>,
+    /// `metadata.creationTimestamp`, unix seconds; None when absent (a hand-written
+    /// manifest). Read only by the new-node grace ([`crate::coverage::NewNodeGrace`]), never
+    /// by the placement rules: Kubernetes places daemon pods on a node of any age.
+    pub created: Option<i64>,
 }
 
 /// What the rules need of a DaemonSet's pod template (`spec.template.spec`).

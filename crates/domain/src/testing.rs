@@ -241,6 +241,7 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         available: 2,
         misscheduled: 0,
         missing: 0,
+        starting: 0,
         strategy: crate::view::StrategyKind::RollingUpdate,
         surge_mode: false,
         max_unavailable: Some(1),

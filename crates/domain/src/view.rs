@@ -30,8 +30,11 @@ pub struct DaemonSetColumn {
     pub updated: i64,
     pub available: i64,
     pub misscheduled: i64,
-    /// Cells in state `missing` (should run, no pod).
+    /// Cells in state `missing` (should run, no pod, the node past its new-node grace).
     pub missing: i64,
+    /// Cells in state `starting` (should run, no pod yet, on a node within its new-node
+    /// grace): counted apart so a scale-up is not reported as missing agents.
+    pub starting: i64,
     /// `spec.updateStrategy.type`.
     pub strategy: StrategyKind,
     /// Resolved budget, None when it cannot be resolved (then `budget_error` says why).

@@ -109,6 +109,7 @@ pub fn node_facts(node: &Node) -> NodeFacts {
         taints,
         unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
         ready,
+        created: node.metadata.creation_timestamp.as_ref().map(unix_seconds),
     }
 }
 

@@ -314,6 +314,9 @@ fn taint(key: &str, value: Option<&str>, effect: &str) -> Taint {
     }
 }
 
+/// When every generated node joined (any fixed instant in the past will do).
+const GENERATED_NODES_JOINED: &str = "2026-01-01T00:00:00Z";
+
 fn node(
     name: String,
     labels: BTreeMap<String, String>,
@@ -332,6 +335,12 @@ fn node(
         metadata: ObjectMeta {
             name: Some(name),
             labels: Some(labels),
+            // A generated cluster is an existing one: its nodes joined before the simulation
+            // started (kept by `Store::restore`), so none is within a new-node grace.
+            creation_timestamp: GENERATED_NODES_JOINED
+                .parse()
+                .ok()
+                .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time),
             ..Default::default()
         },
         spec: Some(NodeSpec {

@@ -5,7 +5,7 @@
 //! `domain::scheduling` (compiled once per DaemonSet with `DaemonPod`), cell states, column
 //! summaries, rows and explanations are `domain::coverage`'s; this file gathers their inputs.
 
-use crate::domain::coverage::{self, CellState};
+use crate::domain::coverage::{self, CellState, NewNodeGrace};
 use crate::domain::rollout::NodeSlot;
 use crate::domain::scheduling::DaemonPod;
 use crate::domain::view::{CellExplanation, DaemonSetColumn, NodeRow};
@@ -20,24 +20,32 @@ pub(crate) struct Cell {
 }
 
 /// The placement verdict and state of one node × DaemonSet cell (§a, then the coverage
-/// rules). `compiled` is the DaemonSet's template compiled once.
+/// rules, then the new-node grace). `compiled` is the DaemonSet's template compiled once.
 pub(crate) fn cell(
     compiled: &DaemonPod<'_>,
     node: &NodeFacts,
     ds: &DaemonSetFacts,
     pods: &[&PodFacts],
     now: i64,
+    grace: NewNodeGrace,
 ) -> Cell {
     let (should_run, _) = compiled.verdict(node);
+    let state = coverage::cell_state_from(should_run, ds, pods, now);
     Cell {
-        state: coverage::cell_state_from(should_run, ds, pods, now),
+        state: grace.apply(state, node.created, now),
         should_run,
     }
 }
 
-/// A column's summary: counts, budget and verdict, from its slots (one per node).
-pub(crate) fn column(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> DaemonSetColumn {
-    coverage::column_summary(ds, slots, now)
+/// A column's summary: counts, budget and verdict, from its slots (one per node); `starting`
+/// says which nodes' cells of this column are `starting` (counted apart from missing).
+pub(crate) fn column(
+    ds: &DaemonSetFacts,
+    slots: &[NodeSlot<'_>],
+    now: i64,
+    starting: &dyn Fn(&str) -> bool,
+) -> DaemonSetColumn {
+    coverage::column_summary_in_grace(ds, slots, now, starting)
 }
 
 /// The explanation of one cell: placement reasons, pods, what would change it.
@@ -46,8 +54,9 @@ pub(crate) fn explain(
     ds: &DaemonSetFacts,
     pods: &[&PodFacts],
     now: i64,
+    grace: NewNodeGrace,
 ) -> CellExplanation {
-    coverage::explain_cell(node, ds, pods, now)
+    coverage::explain_cell_in_grace(node, ds, pods, now, grace)
 }
 
 /// A node row for the browser (identity, readiness, cordon, bounded taints and labels).

@@ -52,7 +52,7 @@ impl ClusterState {
         let Some(node) = self.nodes.get(name) else {
             return Vec::new();
         };
-        let now = self.now();
+        let (now, grace) = (self.now(), self.grace);
         let fresh: Vec<(String, Cell)> = self
             .daemonsets
             .iter()
@@ -60,7 +60,14 @@ impl ClusterState {
                 let compiled = DaemonPod::new(&ds.template);
                 (
                     key.clone(),
-                    cells::cell(&compiled, node, ds, &self.pods.in_cell(&ds.uid, name), now),
+                    cells::cell(
+                        &compiled,
+                        node,
+                        ds,
+                        &self.pods.in_cell(&ds.uid, name),
+                        now,
+                        grace,
+                    ),
                 )
             })
             .collect();
@@ -158,11 +165,12 @@ impl ClusterState {
         let Some(ds) = self.daemonsets.get(key) else {
             return Vec::new();
         };
-        let now = self.now();
+        let (now, grace) = (self.now(), self.grace);
         let compiled = DaemonPod::new(&ds.template);
         let mut changed = Vec::new();
         for (name, node) in &self.nodes {
-            let cell = cells::cell(&compiled, node, ds, &self.pods.in_cell(&ds.uid, name), now);
+            let pods = self.pods.in_cell(&ds.uid, name);
+            let cell = cells::cell(&compiled, node, ds, &pods, now, grace);
             let row = self.cells.entry(name.clone()).or_default();
             if row.insert(key.to_string(), cell).map(|c| c.state) != Some(cell.state) {
                 changed.push((name.clone(), cell.state));
@@ -193,6 +201,7 @@ impl ClusterState {
                 ds,
                 &self.pods.in_cell(&ds_uid, &node_name),
                 self.now(),
+                self.grace,
             );
             let row = self.cells.entry(node_name.clone()).or_default();
             if row.insert(key.clone(), cell).map(|c| c.state) != Some(cell.state) {
@@ -205,6 +214,42 @@ impl ClusterState {
         }
         for key in &columns {
             self.mark_dirty(key);
+        }
+        deltas
+    }
+
+    /// Time alone ends a new node's grace: re-derives the rows of the nodes whose grace ended
+    /// since the last call, so their `starting` cells turn `missing` without any watch event,
+    /// and returns a `Delta::Cell` per changed cell (their columns follow at the next flush).
+    /// Cheap enough to call every second: one comparison per node, rows only for the nodes
+    /// whose grace just ended.
+    pub fn expire_grace(&mut self) -> Vec<Delta> {
+        let now = self.now();
+        let since = std::mem::replace(&mut self.grace_checked_at, now);
+        let ended: Vec<String> = self
+            .nodes
+            .values()
+            .filter(|n| {
+                self.grace
+                    .ends_at(n.created)
+                    .is_some_and(|end| end > since && end <= now)
+            })
+            .map(|n| n.name.clone())
+            .collect();
+        let mut deltas = Vec::new();
+        for name in ended {
+            let changed = self.recompute_row(&name);
+            deltas.extend(changed.into_iter().map(|(ds, state)| Delta::Cell {
+                node: name.clone(),
+                daemonset: ds,
+                state,
+            }));
+        }
+        if !deltas.is_empty() {
+            let keys: Vec<String> = self.daemonsets.keys().cloned().collect();
+            for key in &keys {
+                self.mark_dirty(key);
+            }
         }
         deltas
     }

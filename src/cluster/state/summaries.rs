@@ -45,7 +45,9 @@ impl ClusterState {
                 },
             )
             .collect();
-        Some(cells::column(ds, &slots, self.now()))
+        let row_of = |node: &str| self.cells.get(node).and_then(|r| r.get(key));
+        let starting = |node: &str| row_of(node).is_some_and(|c| c.state == CellState::Starting);
+        Some(cells::column(ds, &slots, self.now(), &starting))
     }
 
     /// Marks a column's summary for the next `flush_columns`.

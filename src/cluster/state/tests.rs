@@ -7,12 +7,13 @@ use crate::domain::view::NodeRow;
 use crate::domain::{PodFacts, TaintEffect};
 
 mod events;
+mod grace;
 mod views;
 
 const NOW: i64 = 1_800_000_000;
 
 fn clock() -> Clock {
-    Clock(|| NOW)
+    Clock::new(|| NOW)
 }
 
 /// A node with one NoSchedule taint.

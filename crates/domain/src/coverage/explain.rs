@@ -1,7 +1,7 @@
 //! The answer to clicking a cell: its state, one sentence, the placement reasons, the pods and
 //! what would change it.
 
-use super::{cell_state, exclusion_kind, is_counted, CellState, ExclusionKind};
+use super::{cell_state, exclusion_kind, is_counted, CellState, ExclusionKind, NewNodeGrace};
 use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, PodPhase, UpdateStrategy};
 use crate::rollout::{is_pod_updated, pod_order};
 use crate::scheduling::{blockers, placement, Blocker, Fix, FixAction, Placement};
@@ -9,14 +9,34 @@ use crate::shell::shell_command;
 use crate::view::{CellExplanation, FixPlan, PodSummary};
 
 /// Explain one cell: runs placement (§a) for `node` and the DaemonSet's template, then
-/// [`explain_cell_with`]. `pods_on_node` are the DaemonSet's pods for this node (§f).
+/// [`explain_cell_with`]. `pods_on_node` are the DaemonSet's pods for this node (§f). No
+/// new-node grace applies; see [`explain_cell_in_grace`].
 pub fn explain_cell(
     node: &NodeFacts,
     ds: &DaemonSetFacts,
     pods_on_node: &[&PodFacts],
     now: i64,
 ) -> CellExplanation {
-    explain_cell_with(node, placement(node, &ds.template), ds, pods_on_node, now)
+    explain_cell_in_grace(node, ds, pods_on_node, now, NewNodeGrace::OFF)
+}
+
+/// [`explain_cell`] with a new-node grace: a missing pod on a node younger than `grace` is
+/// explained as `starting`, with the node's age and when the cell turns missing.
+pub fn explain_cell_in_grace(
+    node: &NodeFacts,
+    ds: &DaemonSetFacts,
+    pods_on_node: &[&PodFacts],
+    now: i64,
+    grace: NewNodeGrace,
+) -> CellExplanation {
+    explained(
+        node,
+        placement(node, &ds.template),
+        ds,
+        pods_on_node,
+        now,
+        grace,
+    )
 }
 
 /// Explain one cell from a placement already computed (so a caller holding it, or a test,
@@ -29,8 +49,29 @@ pub fn explain_cell_with(
     pods_on_node: &[&PodFacts],
     now: i64,
 ) -> CellExplanation {
-    let state = cell_state(&placement, ds, pods_on_node, now);
-    let summary = summary(state, &placement, ds, pods_on_node);
+    explained(node, placement, ds, pods_on_node, now, NewNodeGrace::OFF)
+}
+
+fn explained(
+    node: &NodeFacts,
+    placement: Placement,
+    ds: &DaemonSetFacts,
+    pods_on_node: &[&PodFacts],
+    now: i64,
+    grace: NewNodeGrace,
+) -> CellExplanation {
+    let state = grace.apply(
+        cell_state(&placement, ds, pods_on_node, now),
+        node.created,
+        now,
+    );
+    let summary = match state {
+        CellState::Starting => format!(
+            "Should run here and has no pod yet: the DaemonSet controller creates one. {}",
+            grace.sentence(node.created, now)
+        ),
+        _ => summary(state, &placement, ds, pods_on_node),
+    };
     let blockers = if placement.should_run {
         Vec::new()
     } else {
@@ -109,6 +150,16 @@ fn fix_plan(
                 &["kubectl", "describe", "daemonset", "-n", &ds.namespace, &ds.name],
             )],
         ),
+        CellState::Starting => (
+            "Nothing to change yet: a new node's daemon pods come once the controller has synced and the kubelet has \
+             started them. If none appears before the grace ends, the cell turns missing and the controller's events \
+             (FailedCreate) say why."
+                .into(),
+            vec![command(
+                "Read the DaemonSet's events (run it yourself).",
+                &["kubectl", "describe", "daemonset", "-n", &ds.namespace, &ds.name],
+            )],
+        ),
         _ => (rules, Vec::new()),
     };
     FixPlan {
@@ -181,6 +232,7 @@ fn summary(
         }
         CellState::Pending if first.is_none() => "Should run here; the previous pod is terminating and the controller creates the new one once it is gone.".into(),
         CellState::Pending => "Should run here; the pod is pending (not yet scheduled or started).".into(),
+        CellState::Starting => "Should run here and has no pod yet: the node is new and the DaemonSet controller creates one.".into(),
         CellState::Missing => "Should run here but has no pod: the DaemonSet controller should create one; if it stays missing, check the DaemonSet's events.".into(),
         CellState::Excluded if placement.should_continue_running => format!(
             "Should not run here: {}. No new pod is placed here, but an existing one would be kept (only NoSchedule taints fail).",

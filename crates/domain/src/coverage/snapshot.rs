@@ -1,6 +1,6 @@
 //! The whole matrix (`MatrixSnapshot`), one column summary, one node row.
 
-use super::{cell_state_from, group_pods, is_counted, CellState};
+use super::{cell_state_from, group_pods, is_counted, CellState, NewNodeGrace};
 use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, TaintEffect, UpdateStrategy};
 use crate::rollout::{
     budget_in_use, compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot,
@@ -26,15 +26,22 @@ const IDENTIFYING_LABELS: &[&str] = &[
 /// The matrix for a set of facts: one column per DaemonSet (in the given order), one row per
 /// node (in the given order). Pods are grouped once (§f); placement is compiled once per
 /// DaemonSet and only the booleans are computed per cell (reasons are built on demand by
-/// [`super::explain_cell`]). `version` is 0 and `health` empty: the live layer sets them.
+/// [`super::explain_cell`]). A missing cell on a node younger than `grace` is `starting`
+/// ([`NewNodeGrace`]). `version` is 0 and `health` empty: the live layer sets them.
 pub fn build_snapshot(
     nodes: &[NodeFacts],
     daemonsets: &[DaemonSetFacts],
     pods: &[PodFacts],
     now: i64,
     cluster: &str,
+    grace: NewNodeGrace,
 ) -> MatrixSnapshot {
     let groups = group_pods(pods);
+    let young: std::collections::HashSet<&str> = nodes
+        .iter()
+        .filter(|n| grace.covers(n.created, now))
+        .map(|n| n.name.as_str())
+        .collect();
     let known: std::collections::HashSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     let mut cells: Vec<Vec<CellState>> = vec![Vec::with_capacity(daemonsets.len()); nodes.len()];
     let mut columns = Vec::with_capacity(daemonsets.len());
@@ -61,10 +68,13 @@ pub fn build_snapshot(
                     pods,
                 }),
         );
-        for (row, slot) in cells.iter_mut().zip(&slots) {
-            row.push(cell_state_from(slot.should_run, ds, slot.pods, now));
+        for ((row, slot), node) in cells.iter_mut().zip(&slots).zip(nodes) {
+            let state = cell_state_from(slot.should_run, ds, slot.pods, now);
+            row.push(grace.apply(state, node.created, now));
         }
-        columns.push(column_summary(ds, &slots, now));
+        columns.push(column_summary_in_grace(ds, &slots, now, &|n| {
+            young.contains(n)
+        }));
     }
     let rows = nodes
         .iter()
@@ -88,13 +98,34 @@ pub fn build_snapshot(
 ///
 /// A strategy other than RollingUpdate has no rolling-update budget: `max_unavailable`,
 /// `max_surge` and `budget_error` are None and `budget_in_use` is 0 (§d.5). Slots of deleted
-/// nodes ([`NodeSlot::gone`]) count in the budget only, as in the controller.
+/// nodes ([`NodeSlot::gone`]) count in the budget only, as in the controller. No node is in
+/// its new-node grace here; see [`column_summary_in_grace`].
 pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> DaemonSetColumn {
+    column_summary_in_grace(ds, slots, now, &|_| false)
+}
+
+/// [`column_summary`] where `young(node)` says whether a node is within its new-node grace
+/// ([`NewNodeGrace::covers`]): a pod-less slot that should run counts as `starting` on such a
+/// node and as `missing` elsewhere. Only those two counts differ: the status, the budget and
+/// the verdict are Kubernetes' and know no grace.
+pub fn column_summary_in_grace(
+    ds: &DaemonSetFacts,
+    slots: &[NodeSlot<'_>],
+    now: i64,
+    young: &dyn Fn(&str) -> bool,
+) -> DaemonSetColumn {
     let status = compute_status_for_slots(ds, slots, now);
-    let missing = slots
+    let (mut missing, mut starting) = (0i64, 0i64);
+    for slot in slots
         .iter()
         .filter(|s| s.should_run && !s.gone && !s.pods.iter().any(|p| is_counted(p)))
-        .count() as i64;
+    {
+        if young(slot.node) {
+            starting += 1;
+        } else {
+            missing += 1;
+        }
+    }
     let (budget, budget_error, in_use) = match &ds.strategy {
         UpdateStrategy::RollingUpdate { .. } => {
             match resolve_budget(&ds.strategy, status.desired_number_scheduled) {
@@ -115,6 +146,7 @@ pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> 
         available: status.number_available,
         misscheduled: status.number_misscheduled,
         missing,
+        starting,
         strategy: strategy_kind(&ds.strategy),
         max_unavailable: budget.map(|b| b.max_unavailable),
         max_surge: budget.map(|b| b.max_surge),

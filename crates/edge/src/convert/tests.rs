@@ -62,6 +62,8 @@ fn node_facts_read_labels_taints_cordon_and_readiness() {
     );
     assert!(facts.unschedulable);
     assert_eq!(facts.ready, Some(false));
+    // 2026-11-20T08:00:00Z: the new-node grace counts from here (issue 14 item 5).
+    assert_eq!(facts.created, Some(1_795_161_600));
 }
 
 #[test]
@@ -70,6 +72,10 @@ fn node_readiness_is_unknown_without_a_ready_condition() {
         .expect("node");
     let facts = node_facts(&node);
     assert_eq!(facts.ready, None);
+    assert_eq!(
+        facts.created, None,
+        "no creationTimestamp: no grace applies"
+    );
     assert!(!facts.unschedulable);
     assert!(facts.taints.is_empty());
 }

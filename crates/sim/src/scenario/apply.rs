@@ -55,11 +55,13 @@ pub fn apply(scenario: &Scenario, store: &Store) -> Result<(), ApplyError> {
             Err(e) => return Err(fail(describe("Namespace", &ns.metadata), e)),
         }
     }
+    // Nodes keep the file's creationTimestamp (`Store::restore`): the scenario's nodes joined
+    // when it says, not when the simulation started.
     for node in &scenario.nodes {
         let mut node = node.clone();
         node.metadata.resource_version = None;
         store
-            .create(node.clone())
+            .restore(node.clone())
             .map_err(|e| fail(describe("Node", &node.metadata), e))?;
     }
     // old uid (from the file) -> uid the store gave the DaemonSet

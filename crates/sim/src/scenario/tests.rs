@@ -227,3 +227,45 @@ fn an_empty_file_is_an_empty_scenario_with_default_settings() {
     assert!(s.nodes.is_empty() && s.daemonsets.is_empty());
     assert_eq!(s.settings, SimulationSettings::default());
 }
+
+/// A scenario replays a cluster that already existed: its nodes keep the file's
+/// creationTimestamp (the dashboard's new-node grace reads it), while an object created
+/// afterwards gets the store's "now", as from an API server.
+#[test]
+fn scenario_nodes_keep_their_creation_time_and_new_objects_get_now() {
+    use k8s_openapi::api::core::v1::Node;
+    let scenario = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
+    let store = crate::store::Store::new(crate::store::StoreSettings::default());
+    apply(&scenario, &store).expect("the demo applies");
+    let node: Node = store.get(None, "worker-3").expect("worker-3");
+    let created = node
+        .metadata
+        .creation_timestamp
+        .clone()
+        .expect("a creationTimestamp")
+        .0;
+    assert_eq!(created.to_string(), "2026-11-30T08:00:00Z");
+    let mut fresh: Node = node.clone();
+    fresh.metadata = Default::default();
+    fresh.metadata.name = Some("worker-new".into());
+    fresh.metadata.creation_timestamp = node.metadata.creation_timestamp.clone();
+    let made = store.create(fresh).expect("a new node");
+    let made_at = made.metadata.creation_timestamp.expect("stamped").0;
+    assert!(
+        made_at > created,
+        "create ignores a creationTimestamp sent by a client"
+    );
+    let mut future: Node = node;
+    future.metadata = Default::default();
+    future.metadata.name = Some("worker-future".into());
+    future.metadata.creation_timestamp = "2999-01-01T00:00:00Z"
+        .parse()
+        .ok()
+        .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time);
+    let restored = store.restore(future).expect("restored");
+    assert!(
+        restored.metadata.creation_timestamp.expect("stamped").0
+            < "2999-01-01T00:00:00Z".parse().expect("a time"),
+        "a creationTimestamp in the future is not kept"
+    );
+}

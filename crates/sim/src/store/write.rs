@@ -220,8 +220,21 @@ impl Store {
     pub fn create_value(
         &self,
         kind: Kind,
+        obj: Value,
+        auto_namespace: bool,
+    ) -> Result<Arc<StoredObject>, StoreError> {
+        self.create_value_with(kind, obj, auto_namespace, false)
+    }
+
+    /// [`Store::create_value`]; with `keep_created`, a `creationTimestamp` the object already
+    /// carries is kept when it parses and is not in the future (a replayed object existed
+    /// before the simulation started), else it is now as on any create.
+    pub(crate) fn create_value_with(
+        &self,
+        kind: Kind,
         mut obj: Value,
         auto_namespace: bool,
+        keep_created: bool,
     ) -> Result<Arc<StoredObject>, StoreError> {
         let mut name = meta_str(&obj, "name").unwrap_or("").to_string();
         stamp_type(kind, &mut obj, &name)?;
@@ -270,7 +283,7 @@ impl Store {
                 }
                 let ns_obj =
                     json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-                self.insert_new(&mut st, Kind::Namespace, ns_obj, ns.clone(), None)?;
+                self.insert_new(&mut st, Kind::Namespace, ns_obj, ns.clone(), None, false)?;
             }
         }
         if st.objects[kind.index()].contains_key(&key(kind, namespace.as_deref(), &name)) {
@@ -280,7 +293,7 @@ impl Store {
                 name,
             });
         }
-        self.insert_new(&mut st, kind, obj, name, namespace)
+        self.insert_new(&mut st, kind, obj, name, namespace, keep_created)
     }
 
     fn insert_new(
@@ -290,8 +303,15 @@ impl Store {
         mut obj: Value,
         name: String,
         namespace: Option<String>,
+        keep_created: bool,
     ) -> Result<Arc<StoredObject>, StoreError> {
-        let now = format_time(self.now());
+        let now = self.now();
+        let kept = keep_created
+            .then(|| meta_str(&obj, "creationTimestamp"))
+            .flatten()
+            .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok())
+            .filter(|t| *t <= now);
+        let now = format_time(kept.unwrap_or(now));
         if let Some(meta) = meta_mut(&mut obj) {
             meta.insert("name".to_string(), json!(name));
             match &namespace {

@@ -146,7 +146,7 @@ fn a_pod_becomes_available_min_ready_seconds_after_it_became_ready_without_any_e
     static NOW_CELL: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(NOW);
     let mut s = ClusterState::with_clock(
         "test",
-        Clock(|| NOW_CELL.load(std::sync::atomic::Ordering::SeqCst)),
+        Clock::new(|| NOW_CELL.load(std::sync::atomic::Ordering::SeqCst)),
     );
     let slow = DaemonSetFacts {
         min_ready_seconds: 60,

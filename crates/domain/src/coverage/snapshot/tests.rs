@@ -159,7 +159,14 @@ fn snapshot_uses_real_placement_and_groups_pods_by_owner() {
             .unbound()
             .phase(PodPhase::Pending),
     ];
-    let snap = build_snapshot(&nodes, &[agent, tolerant], &pods, 100, "demo");
+    let snap = build_snapshot(
+        &nodes,
+        &[agent, tolerant],
+        &pods,
+        100,
+        "demo",
+        NewNodeGrace::OFF,
+    );
     assert_eq!(snap.cluster, "demo");
     let grid: Vec<(&str, Vec<CellState>)> = snap
         .nodes
@@ -295,7 +302,7 @@ fn columns_agree_with_their_cells_and_with_compute_status_on_a_mixed_cluster() {
             }
         }
     }
-    let snap = build_snapshot(&nodes, &daemonsets, &pods, 100, "mixed");
+    let snap = build_snapshot(&nodes, &daemonsets, &pods, 100, "mixed", NewNodeGrace::OFF);
     let groups = group_pods(&pods);
     let mut seen: Vec<CellState> = snap.nodes.iter().flat_map(|r| r.cells.clone()).collect();
     seen.sort_by_key(|s| s.as_str());
