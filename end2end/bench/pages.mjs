@@ -63,7 +63,7 @@ for (;;) {
 console.log(`cluster ${SPEC}: server ready after ${ms(Date.now() - started)} (${BIN})`);
 
 // The sim creates the daemon pods after the first sync: measure the converged cluster, i.e.
-// once the ready pods summed over /metrics have not changed for 15 s.
+// once the ready pods summed over /metrics are some and have not changed for 20 s.
 const readyPods = async () =>
   (await (await fetch(`${base}/metrics`)).text())
     .split("\n")
@@ -73,7 +73,7 @@ let [settled, seen, since] = [false, -1, Date.now()];
 while (!settled && Date.now() - started < 600_000) {
   const n = await readyPods();
   if (n !== seen) [seen, since] = [n, Date.now()];
-  settled = Date.now() - since > 15_000;
+  settled = n > 0 && Date.now() - since > 20_000;
   await sleep(1000);
 }
 console.log(`converged: ${seen} ready daemon pods after ${ms(Date.now() - started)}`);
