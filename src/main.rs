@@ -52,6 +52,9 @@ enum Command {
         /// e.g. nodes=5000,daemonsets=30,seed=1.
         #[arg(long, requires = "demo")]
         generate: Option<String>,
+        /// Report a rollout as stalled after this long without progress (e.g. 5m, 90s).
+        #[arg(long, default_value = "5m", value_parser = parse_stall_after)]
+        stall_after: std::time::Duration,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
             namespaces,
             demo,
             generate,
+            stall_after,
         } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
@@ -147,10 +151,21 @@ fn main() -> ExitCode {
                 listen,
                 target,
                 namespaces,
+                stall_after,
             };
             run_async(daemonscope::web::serve(options))
         }
     }
+}
+
+/// `--stall-after`: a duration as the scenario files write them (`90s`, `5m`), at least 1 s.
+fn parse_stall_after(text: &str) -> Result<std::time::Duration, String> {
+    let duration =
+        daemonscope::sim::scenario::settings::parse_duration(text).map_err(|e| e.to_string())?;
+    if duration < std::time::Duration::from_secs(1) {
+        return Err("must be at least 1s".to_string());
+    }
+    Ok(duration)
 }
 
 /// Offline commands: print the result, or one line on stderr and exit 2.

@@ -48,6 +48,8 @@ pub struct ServeOptions {
     pub target: ClusterTarget,
     /// Limit DaemonSets (and their pods) to these namespaces; empty: all.
     pub namespaces: Vec<String>,
+    /// A rollout with no progress for this long is reported stalled (`--stall-after`).
+    pub stall_after: std::time::Duration,
 }
 
 /// What every axum handler gets: the Leptos options and the live state. The server
@@ -175,13 +177,29 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-/// Starts watching a connected cluster: the live state with its watcher tasks.
+/// Starts watching a connected cluster: the live state with its watcher tasks, with the
+/// default stall threshold.
 pub async fn start_watching(
     conn: &Connection,
     namespaces: &[String],
 ) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
+    let seconds = crate::domain::rollout::DEFAULT_STALL_AFTER_SECONDS;
+    start_watching_with(
+        conn,
+        namespaces,
+        ClusterState::new(conn.cluster.clone()).with_stall_after(seconds),
+    )
+    .await
+}
+
+/// The same, on a given (empty) state: how `serve` passes its `--stall-after`.
+pub async fn start_watching_with(
+    conn: &Connection,
+    namespaces: &[String],
+    state: ClusterState,
+) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
     let scopes = watch::scopes(namespaces);
-    let live = Live::new(ClusterState::new(conn.cluster.clone()), &scopes);
+    let live = Live::new(state, &scopes);
     let streaming = connect::supports_streaming_lists(&conn.client).await;
     let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
     let ticking = live.clone();
@@ -212,7 +230,9 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
         .await
         .map_err(std::io::Error::other)?;
     tracing::info!(cluster = %conn.cluster, "connected");
-    let (live, watchers) = start_watching(&conn, &options.namespaces).await;
+    let stall_after = i64::try_from(options.stall_after.as_secs()).unwrap_or(i64::MAX);
+    let state = ClusterState::new(conn.cluster.clone()).with_stall_after(stall_after);
+    let (live, watchers) = start_watching_with(&conn, &options.namespaces, state).await;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
         .map_err(|err| {

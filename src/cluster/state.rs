@@ -93,6 +93,12 @@ pub struct ClusterState {
     dirty: std::collections::BTreeSet<String>,
     /// Unix seconds now; replaceable so tests are deterministic.
     clock: Clock,
+    /// Each RollingUpdate DaemonSet's progress samples (bounded), by key.
+    progress: HashMap<String, crate::domain::rollout::ProgressLog>,
+    /// Recent FailedCreate events by DaemonSet key (a stall's cause).
+    failed_creates: HashMap<String, Vec<crate::domain::rollout::FailedCreate>>,
+    /// The pace window and the stall threshold (`serve --stall-after`).
+    pace_settings: crate::domain::rollout::PaceSettings,
 }
 
 /// A source of "now" in unix seconds (availability and ages depend on it, §c).
@@ -126,6 +132,12 @@ impl ClusterState {
             clock,
             ..Self::default()
         }
+    }
+
+    /// The same, with the stall threshold set (`serve --stall-after`, seconds).
+    pub fn with_stall_after(mut self, seconds: i64) -> Self {
+        self.pace_settings.stall_after_seconds = seconds.max(1);
+        self
     }
 
     fn now(&self) -> i64 {

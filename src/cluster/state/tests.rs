@@ -7,6 +7,7 @@ use crate::domain::view::NodeRow;
 use crate::domain::{PodFacts, TaintEffect};
 
 mod events;
+mod pace;
 mod views;
 
 const NOW: i64 = 1_800_000_000;

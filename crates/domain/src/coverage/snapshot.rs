@@ -124,6 +124,7 @@ pub fn column_summary(ds: &DaemonSetFacts, slots: &[NodeSlot<'_>], now: i64) -> 
         rollout_message: verdict.message,
         rollout_done: verdict.done,
         rollout_error: verdict.error,
+        pace: None,
     }
 }
 
