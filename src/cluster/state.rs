@@ -235,6 +235,10 @@ impl ClusterState {
     /// 410): objects not listed are gone, so no stale cell survives. Recomputes the whole
     /// matrix once instead of per object; the caller sends a fresh snapshot afterwards.
     pub fn replace(&mut self, scope: &Scope, objects: Vec<Projection>) {
+        // What was counted before a (re)list may have missed objects (pods listed after their
+        // DaemonSets read as nodes finishing at once): the observation of every rollout
+        // starts again from the listed state.
+        self.progress.clear();
         match scope {
             Scope::Nodes => self.nodes.clear(),
             Scope::DaemonSets(ns) => {

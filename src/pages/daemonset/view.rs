@@ -9,6 +9,7 @@ use crate::components::explanation::{format_age, ExplanationPanel};
 use crate::components::pod::pod_href;
 use crate::components::revision_history::RevisionHistorySection;
 use crate::components::rollout_gauge::RolloutGauge;
+use crate::components::rollout_pace::PacePanel;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
 use crate::domain::view::{DaemonSetDetail, EventScope, StateCounts};
@@ -33,6 +34,8 @@ pub(super) fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) 
     let tolerations = RwSignal::new(detail.tolerations.clone());
     let explainer = Explainer::new();
     let events_tick = RwSignal::new(0u64);
+    // The pace panel's ages and "stalled for" advance with the clock between deltas.
+    let age_tick = crate::pages::poll::poll_tick(std::time::Duration::from_secs(1));
 
     // Background re-read of the pods, at most one in flight, one more queued.
     let in_flight = StoredValue::new(false);
@@ -212,6 +215,7 @@ pub(super) fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) 
                     <RolloutGauge column=column/>
                 </div>
             </div>
+            <PacePanel column=column tick=age_tick/>
             <section aria-label="Rollout progress">
                 <h2>
                     "Rollout progress: "
