@@ -199,7 +199,11 @@ pub fn PacePanel(
                     <dd data-testid="pace-rate">
                         {rate}
                         <span class="muted">
-                            {format!(" (over the last {})", format_age(pace.window_seconds))}
+                            {if pace.complete {
+                                " (as it finished)".to_string()
+                            } else {
+                                format!(" (over the last {})", format_age(pace.window_seconds))
+                            }}
                         </span>
                     </dd>
                     <dt>"time left"</dt>

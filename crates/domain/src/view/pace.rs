@@ -38,8 +38,9 @@ pub struct RolloutPace {
 }
 
 impl RolloutPace {
-    /// The badge text for the matrix header: "stalled", "~4 min left", "rolling", or None
-    /// when complete. Why here: the page and the matrix must say the same.
+    /// The badge text for the matrix header: "stalled", "~4 min left", "no progress" (none
+    /// over the window, not yet for the stall threshold), "rolling" (no rate known yet), or
+    /// None when complete. Why here: the page and the matrix must say the same.
     pub fn badge(&self) -> Option<String> {
         if self.complete {
             return None;
@@ -47,10 +48,11 @@ impl RolloutPace {
         if self.stalled_since.is_some() {
             return Some("stalled".into());
         }
-        Some(match self.eta_seconds {
-            Some(s) if s < 60 => "<1 min left".into(),
-            Some(s) => format!("~{} min left", (s + 59) / 60),
-            None => "rolling".into(),
+        Some(match (self.eta_seconds, self.per_minute_tenths) {
+            (Some(s), _) if s < 60 => "<1 min left".into(),
+            (Some(s), _) => format!("~{} min left", (s + 59) / 60),
+            (None, Some(0)) => "no progress".into(),
+            (None, _) => "rolling".into(),
         })
     }
 
@@ -226,6 +228,16 @@ mod tests {
         ];
         let mut log = ProgressLog::default();
         assert!(pace_at(&mut log, &pods, &nodes, 0).causes.is_empty());
+        let waiting = pace_at(&mut log, &pods, &nodes, 100);
+        assert_eq!(
+            waiting.badge().as_deref(),
+            Some("no progress"),
+            "a zero rate before the threshold"
+        );
+        assert!(
+            waiting.causes.is_empty(),
+            "not stalled yet: no cause claimed"
+        );
         let stalled = pace_at(&mut log, &pods, &nodes, 300);
         assert_eq!(stalled.badge().as_deref(), Some("stalled"));
         assert_eq!(stalled.stalled_since, Some(0));
