@@ -156,13 +156,17 @@ impl ClusterState {
     /// (DaemonSets with `minReadySeconds`) for the next flush, so the live layer can
     /// recompute them one column per lock.
     /// Rollouts in progress are marked too: their rate's window slides and a stall begins with
-    /// no event at all.
+    /// no event at all. Not while a watcher is down: no event then means no data, not no
+    /// progress, so the pace stays as it was last seen (design: degrade, never lie).
     pub fn mark_time_dependent(&mut self) {
+        let watching = self.health.values().all(|h| h.synced && h.error.is_none());
         let rolling = |k: &String| {
-            self.columns
-                .get(k)
-                .and_then(|c| c.pace.as_ref())
-                .is_some_and(|p| !p.complete)
+            watching
+                && self
+                    .columns
+                    .get(k)
+                    .and_then(|c| c.pace.as_ref())
+                    .is_some_and(|p| !p.complete)
         };
         let keys: Vec<String> = self
             .daemonsets

@@ -124,3 +124,47 @@ fn a_failed_create_names_the_cause_of_a_stalled_rollout() {
         }]
     );
 }
+
+static STALE_NOW: AtomicI64 = AtomicI64::new(NOW);
+
+#[test]
+fn while_a_watcher_is_down_time_alone_does_not_make_a_rollout_stalled() {
+    // No event because the watch is lost is not "no progress": the pace is frozen instead.
+    let mut s = ClusterState::with_clock("test", Clock(|| STALE_NOW.load(Ordering::SeqCst)))
+        .with_stall_after(60);
+    s.replace(&Scope::Nodes, vec![Projection::Node(node("a"))]);
+    s.replace(
+        &Scope::DaemonSets(None),
+        vec![Projection::DaemonSet(ds("log"))],
+    );
+    s.replace(
+        &Scope::Revisions(None),
+        vec![Projection::Revision(revision("log", 1, "h1"))],
+    );
+    s.replace(&Scope::Pods(None), vec![]);
+    s.set_health(ResourceHealth {
+        resource: "pods".into(),
+        synced: false,
+        error: Some("watch lost".into()),
+        stale_since: Some(NOW),
+    });
+    STALE_NOW.store(NOW + 600, Ordering::SeqCst);
+    s.mark_time_dependent();
+    s.flush_columns();
+    assert!(
+        pace_of(&s).stalled_since.is_none(),
+        "stale data: no stall claimed"
+    );
+    s.set_health(ResourceHealth {
+        resource: "pods".into(),
+        synced: true,
+        error: None,
+        stale_since: None,
+    });
+    s.mark_time_dependent();
+    s.flush_columns();
+    assert!(
+        pace_of(&s).stalled_since.is_some(),
+        "live again: the stall shows"
+    );
+}
