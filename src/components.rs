@@ -13,6 +13,7 @@ pub mod node_labels;
 pub mod pod;
 pub mod revision_history;
 pub mod rollout_gauge;
+pub mod rollout_pace;
 pub mod state_look;
 pub mod theme;
 pub mod tolerations;

@@ -56,6 +56,9 @@ enum Command {
         /// `missing` (e.g. 2m, 90s, 1m30s; 0 turns it off).
         #[arg(long, default_value = "2m", value_parser = parse_grace)]
         new_node_grace: daemonscope::domain::coverage::NewNodeGrace,
+        /// Report a rollout as stalled after this long without progress (e.g. 5m, 90s).
+        #[arg(long, default_value = "5m", value_parser = parse_stall_after)]
+        stall_after: std::time::Duration,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
             demo,
             generate,
             new_node_grace,
+            stall_after,
         } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
@@ -159,6 +163,7 @@ fn main() -> ExitCode {
                 target,
                 namespaces,
                 new_node_grace,
+                stall_after,
             };
             run_async(daemonscope::web::serve(options))
         }
@@ -178,6 +183,16 @@ fn parse_grace(text: &str) -> Result<daemonscope::domain::coverage::NewNodeGrace
     Ok(daemonscope::domain::coverage::NewNodeGrace::from_seconds(
         seconds,
     ))
+}
+
+/// `--stall-after`: a duration as the scenario files write them (`90s`, `5m`), at least 1 s.
+fn parse_stall_after(text: &str) -> Result<std::time::Duration, String> {
+    let duration =
+        daemonscope::sim::scenario::settings::parse_duration(text).map_err(|e| e.to_string())?;
+    if duration < std::time::Duration::from_secs(1) {
+        return Err("must be at least 1s".to_string());
+    }
+    Ok(duration)
 }
 
 /// Offline commands: print the result, or one line on stderr and exit 2.

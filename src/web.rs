@@ -50,6 +50,8 @@ pub struct ServeOptions {
     pub namespaces: Vec<String>,
     /// How long a new node's missing daemon pods show as `starting` (`--new-node-grace`).
     pub new_node_grace: crate::domain::coverage::NewNodeGrace,
+    /// A rollout with no progress for this long is reported stalled (`--stall-after`).
+    pub stall_after: std::time::Duration,
 }
 
 /// What every axum handler gets: the Leptos options and the live state. The server
@@ -181,21 +183,23 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-/// Starts watching a connected cluster: the live state with its watcher tasks, on wall time
-/// and without a new-node grace, so every cell is exactly what the Kubernetes rules say (the
-/// fidelity tests compare it with Kubernetes itself). `serve` uses [`start_watching_with`].
+/// Starts watching a connected cluster: the live state with its watcher tasks, on wall time,
+/// without a new-node grace and with the default stall threshold, so every cell is exactly
+/// what the Kubernetes rules say (the fidelity tests compare it with Kubernetes itself).
+/// `serve` uses [`start_watching_with`].
 pub async fn start_watching(
     conn: &Connection,
     namespaces: &[String],
 ) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
     let state = ClusterState::new(conn.cluster.clone())
-        .with_grace(crate::domain::coverage::NewNodeGrace::OFF);
+        .with_grace(crate::domain::coverage::NewNodeGrace::OFF)
+        .with_stall_after(crate::domain::rollout::DEFAULT_STALL_AFTER_SECONDS);
     start_watching_with(conn, namespaces, state).await
 }
 
-/// Starts watching a connected cluster into `state` (empty, with its clock and new-node
-/// grace chosen): the live state with its watcher tasks and the ticker that applies what time
-/// alone changes.
+/// Starts watching a connected cluster into `state` (empty, with its clock, new-node grace
+/// and stall threshold chosen): the live state with its watcher tasks and the ticker that
+/// applies what time alone changes.
 pub async fn start_watching_with(
     conn: &Connection,
     namespaces: &[String],
@@ -242,8 +246,10 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
         }
         None => crate::cluster::state::Clock::default(),
     };
-    let state =
-        ClusterState::with_clock(conn.cluster.clone(), clock).with_grace(options.new_node_grace);
+    let stall_after = i64::try_from(options.stall_after.as_secs()).unwrap_or(i64::MAX);
+    let state = ClusterState::with_clock(conn.cluster.clone(), clock)
+        .with_grace(options.new_node_grace)
+        .with_stall_after(stall_after);
     let (live, watchers) = start_watching_with(&conn, &options.namespaces, state).await;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await

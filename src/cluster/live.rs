@@ -113,9 +113,33 @@ impl Live {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// An added or updated Event, filed on its page.
+    /// An added or updated Event, filed on its page. A DaemonSet's FailedCreate also goes to
+    /// the store, where it names a stalled rollout's cause.
     pub fn events_apply(&self, pages: &[Page], uid: String, row: crate::domain::view::EventRow) {
+        self.note_failed_creates(std::iter::once((pages, &row)));
         self.events().apply(pages, uid, row);
+    }
+
+    /// Hands the DaemonSets' FailedCreate events to the store (its lock, then released: the
+    /// events lock is never held with it).
+    fn note_failed_creates<'a>(
+        &self,
+        events: impl Iterator<Item = (&'a [Page], &'a crate::domain::view::EventRow)>,
+    ) {
+        let mut inner = None;
+        for (pages, row) in events {
+            if row.reason != "FailedCreate" || row.object != "DaemonSet" {
+                continue;
+            }
+            for page in pages {
+                if let Page::DaemonSet(key) = page {
+                    inner
+                        .get_or_insert_with(|| self.lock())
+                        .state
+                        .note_failed_create(key, row.message.clone(), row.last_seen);
+                }
+            }
+        }
     }
 
     /// A deleted Event (or one no longer about a shown object).
@@ -125,6 +149,7 @@ impl Live {
 
     /// Every Event after a (re)list.
     pub fn events_replace(&self, events: Vec<(Vec<Page>, String, crate::domain::view::EventRow)>) {
+        self.note_failed_creates(events.iter().map(|(pages, _, row)| (pages.as_slice(), row)));
         self.events().replace(events);
     }
 

@@ -98,6 +98,12 @@ pub struct ClusterState {
     /// The clock reading up to which grace ends have been applied (`expire_grace`): every
     /// cell was computed at or after it, so a grace ending later is still to come.
     grace_checked_at: i64,
+    /// Each RollingUpdate DaemonSet's progress samples (bounded), by key.
+    progress: HashMap<String, crate::domain::rollout::ProgressLog>,
+    /// Recent FailedCreate events by DaemonSet key (a stall's cause).
+    failed_creates: HashMap<String, Vec<crate::domain::rollout::FailedCreate>>,
+    /// The pace window and the stall threshold (`serve --stall-after`).
+    pace_settings: crate::domain::rollout::PaceSettings,
 }
 
 /// A source of "now" in unix seconds (availability, ages and the new-node grace depend on
@@ -171,6 +177,12 @@ impl ClusterState {
     /// explanation's "turns missing in" read the same clock as the cells.
     pub fn now(&self) -> i64 {
         self.clock.now()
+    }
+
+    /// The same, with the stall threshold set (`serve --stall-after`, seconds).
+    pub fn with_stall_after(mut self, seconds: i64) -> Self {
+        self.pace_settings.stall_after_seconds = seconds.max(1);
+        self
     }
 
     /// The cluster name shown in the page header.
@@ -264,6 +276,10 @@ impl ClusterState {
     /// 410): objects not listed are gone, so no stale cell survives. Recomputes the whole
     /// matrix once instead of per object; the caller sends a fresh snapshot afterwards.
     pub fn replace(&mut self, scope: &Scope, objects: Vec<Projection>) {
+        // What was counted before a (re)list may have missed objects (pods listed after their
+        // DaemonSets read as nodes finishing at once): the observation of every rollout
+        // starts again from the listed state.
+        self.progress.clear();
         match scope {
             Scope::Nodes => self.nodes.clear(),
             Scope::DaemonSets(ns) => {

@@ -169,6 +169,7 @@ mod tests {
             rollout_message: String::new(),
             rollout_done: false,
             rollout_error: None,
+            pace: None,
         }
     }
 

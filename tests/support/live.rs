@@ -246,7 +246,12 @@ where
     let deadline = Instant::now() + patience.timeout;
     loop {
         let want = want().await;
-        let got = dash.live.snapshot();
+        let mut got = dash.live.snapshot();
+        // The pace is the live store's own observation over time (its samples); the rules
+        // engine's one-shot snapshot has none, so the comparison leaves it out.
+        for column in &mut got.daemonsets {
+            column.pace = None;
+        }
         if let Some(want) = &want {
             if got.nodes == want.nodes && got.daemonsets == want.daemonsets {
                 return;

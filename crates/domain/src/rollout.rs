@@ -7,12 +7,22 @@
 //! layers call it.
 
 mod budget;
+mod pace;
 mod pods;
+mod stall;
 mod status;
 mod verdict;
 
 pub use budget::{resolve_budget, scale_int_or_percent, Budget, BudgetError, IntOrPercentError};
+pub use pace::{
+    nodes_done, pace, Pace, PaceSettings, ProgressLog, ProgressSample, DEFAULT_STALL_AFTER_SECONDS,
+    DEFAULT_WINDOW_SECONDS, SAMPLES_KEPT,
+};
 pub use pods::{examined_pod, is_counted, is_pod_available, is_pod_updated, pod_order};
+pub use stall::{
+    classify_stall, in_flight, FailedCreate, InFlightPod, StallCause, StallFacts, StuckPod,
+    FAILING_REASONS, IN_FLIGHT_SHOWN,
+};
 pub use status::{compute_status, compute_status_for_slots};
 pub use verdict::{kubectl_rollout_status, rollout_status_for, RolloutVerdict, ON_DELETE_ERROR};
 
@@ -41,6 +51,19 @@ pub const RULES: &[(&str, &str)] = &[
         "kubectl_rollout_status",
         "§e (KRS DaemonSetStatusViewer.Status), §i.4",
     ),
+    (
+        "nodes_done",
+        "§d.4 (DSU IsPodUpdated), §c (IsPodAvailable): an updated pod that serves",
+    ),
+    (
+        "pace",
+        "§e (a complete rollout is never stalled), §d.4 + §c for what counts as progress",
+    ),
+    (
+        "classify_stall",
+        "§d.3 (budget held by unavailable nodes / surge pods in flight), §d.4, §c, §a.7 (FailedCreate)",
+    ),
+    ("in_flight", "§d.3 (pods being replaced), §d.4, §c"),
     (
         "budget_in_use",
         "§d.3 (UPD rollingUpdate: numUnavailable / numSurge)",

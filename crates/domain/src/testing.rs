@@ -251,6 +251,7 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         rollout_message: format!("daemon set \"{name}\" successfully rolled out"),
         rollout_done: true,
         rollout_error: None,
+        pace: None,
     }
 }
 

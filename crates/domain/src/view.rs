@@ -7,11 +7,13 @@
 mod counts;
 mod history;
 mod kinds;
+mod pace;
 mod pod;
 
 pub use counts::StateCounts;
 pub use history::{RevisionHistory, RevisionRow};
 pub use kinds::{EventScope, EventType, StrategyKind};
+pub use pace::{rollout_pace, PaceInput, RolloutPace};
 pub use pod::{ContainerDetail, ContainerState, PodCondition, PodDetail, Termination};
 
 use super::coverage::CellState;
@@ -50,6 +52,10 @@ pub struct DaemonSetColumn {
     pub rollout_message: String,
     pub rollout_done: bool,
     pub rollout_error: Option<String>,
+    /// The rollout's pace, stall and causes (RollingUpdate only); filled by the live store,
+    /// which keeps the samples. None in offline snapshots.
+    #[serde(default)]
+    pub pace: Option<RolloutPace>,
 }
 
 /// One node row; `cells[i]` is the state for `MatrixSnapshot::daemonsets[i]`.

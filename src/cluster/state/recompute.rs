@@ -152,6 +152,8 @@ impl ClusterState {
         };
         self.ds_key_by_uid.remove(&ds.uid);
         self.columns.remove(key);
+        self.progress.remove(key);
+        self.failed_creates.remove(key);
         for row in self.cells.values_mut() {
             row.remove(key);
         }
@@ -262,6 +264,9 @@ impl ClusterState {
             row.retain(|k, _| self.daemonsets.contains_key(k));
         }
         self.columns.retain(|k, _| self.daemonsets.contains_key(k));
+        self.progress.retain(|k, _| self.daemonsets.contains_key(k));
+        self.failed_creates
+            .retain(|k, _| self.daemonsets.contains_key(k));
         for key in &keys {
             self.recompute_column(key);
         }

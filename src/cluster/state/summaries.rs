@@ -3,9 +3,29 @@
 
 use super::*;
 
+/// FailedCreate messages kept per DaemonSet: the newest is the one a stall names.
+const FAILED_CREATES_KEPT: usize = 5;
+
 impl ClusterState {
-    /// The column summary from the column's cells and pods (the domain's rules).
-    pub(super) fn summarise(&self, key: &str) -> Option<DaemonSetColumn> {
+    /// The column summary from the column's cells and pods (the domain's rules), with the
+    /// rollout's pace: this records the column's progress sample (the store's clock), so every
+    /// recomputation of a summary is an observation of the rollout.
+    pub(super) fn summarise(&mut self, key: &str) -> Option<DaemonSetColumn> {
+        let now = self.now();
+        let mut log = self.progress.remove(key).unwrap_or_default();
+        let column = self.summarise_with(key, now, &mut log);
+        if column.is_some() {
+            self.progress.insert(key.to_string(), log);
+        }
+        column
+    }
+
+    fn summarise_with(
+        &self,
+        key: &str,
+        now: i64,
+        log: &mut crate::domain::rollout::ProgressLog,
+    ) -> Option<DaemonSetColumn> {
         let ds = self.daemonsets.get(key)?;
         let by_node = self.pods.cells_of(&ds.uid);
         // One flat list of pod references in node order, sliced per node: one allocation for
@@ -47,7 +67,34 @@ impl ClusterState {
             .collect();
         let row_of = |node: &str| self.cells.get(node).and_then(|r| r.get(key));
         let starting = |node: &str| row_of(node).is_some_and(|c| c.state == CellState::Starting);
-        Some(cells::column(ds, &slots, self.now(), &starting))
+        let mut column = cells::column(ds, &slots, now, &starting);
+        if matches!(
+            ds.strategy,
+            crate::domain::UpdateStrategy::RollingUpdate { .. }
+        ) {
+            let budget = match (column.max_unavailable, column.max_surge) {
+                (Some(max_unavailable), Some(max_surge)) => Some(crate::domain::rollout::Budget {
+                    max_unavailable,
+                    max_surge,
+                }),
+                _ => None,
+            };
+            let node = |name: &str| self.nodes.get(name);
+            let input = crate::domain::view::PaceInput {
+                ds,
+                slots: &slots,
+                node: &node,
+                budget,
+                in_use: column.budget_in_use,
+                desired: column.desired,
+                complete: column.rollout_done,
+                failed_creates: self.failed_creates.get(key).map_or(&[], Vec::as_slice),
+                settings: self.pace_settings,
+                now,
+            };
+            column.pace = Some(crate::domain::view::rollout_pace(&input, log));
+        }
+        Some(column)
     }
 
     /// Marks a column's summary for the next `flush_columns`.
@@ -92,15 +139,41 @@ impl ClusterState {
         Some(Delta::Column(column))
     }
 
+    /// A FailedCreate event about DaemonSet `key` (a stall's cause, §a.7): the newest few
+    /// are kept, one per message, and the column is re-evaluated at the next flush.
+    pub fn note_failed_create(&mut self, key: &str, message: String, last_seen: i64) {
+        if !self.daemonsets.contains_key(key) {
+            return;
+        }
+        let list = self.failed_creates.entry(key.to_string()).or_default();
+        list.retain(|e| e.message != message);
+        list.push(crate::domain::rollout::FailedCreate { message, last_seen });
+        list.sort_by_key(|e| std::cmp::Reverse(e.last_seen));
+        list.truncate(FAILED_CREATES_KEPT);
+        self.mark_dirty(key);
+    }
+
     /// Time passing changes availability (a pod is available `minReadySeconds` after it
     /// became ready, §c) without any event: marks the summaries that time alone can change
     /// (DaemonSets with `minReadySeconds`) for the next flush, so the live layer can
     /// recompute them one column per lock.
+    /// Rollouts in progress are marked too: their rate's window slides and a stall begins with
+    /// no event at all. Not while a watcher is down: no event then means no data, not no
+    /// progress, so the pace stays as it was last seen (design: degrade, never lie).
     pub fn mark_time_dependent(&mut self) {
+        let watching = self.health.values().all(|h| h.synced && h.error.is_none());
+        let rolling = |k: &String| {
+            watching
+                && self
+                    .columns
+                    .get(k)
+                    .and_then(|c| c.pace.as_ref())
+                    .is_some_and(|p| !p.complete)
+        };
         let keys: Vec<String> = self
             .daemonsets
             .iter()
-            .filter(|(_, ds)| ds.min_ready_seconds > 0)
+            .filter(|(k, ds)| ds.min_ready_seconds > 0 || rolling(k))
             .map(|(k, _)| k.clone())
             .collect();
         for key in &keys {

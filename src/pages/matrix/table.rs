@@ -7,6 +7,7 @@ use super::window::GroupHeader;
 use crate::components::cell::MatrixCell;
 use crate::components::node_badges::NodeBadges;
 use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
+use crate::components::rollout_pace::PaceBadge;
 use crate::components::state_look::{state_name, ALL_STATES};
 use crate::domain::coverage::CellState;
 use crate::domain::view::StateCounts;
@@ -174,6 +175,7 @@ pub fn MatrixTable(
                             }}
                         </span>
                         <RolloutGauge column=col compact=true/>
+                        <PaceBadge column=col/>
                     </th>
                 }
             })

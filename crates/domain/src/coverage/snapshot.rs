@@ -156,6 +156,7 @@ pub fn column_summary_in_grace(
         rollout_message: verdict.message,
         rollout_done: verdict.done,
         rollout_error: verdict.error,
+        pace: None,
     }
 }
 

@@ -131,7 +131,10 @@ pub fn next_step(
         }
         Some(FailureMode::NeverReady) if running => None,
         _ if !running => Some((Step::Start, k.container_creating_delay)),
-        None if !condition_true(pod, "Ready") => Some((Step::BecomeReady, k.ready_delay)),
+        None if !condition_true(pod, "Ready") => Some((
+            Step::BecomeReady,
+            settings.ready_delay_for(images(pod).map(|(_, image)| image)),
+        )),
         _ => None,
     }
 }

@@ -36,6 +36,9 @@ pub struct SimulationSettings {
     pub controller: ControllerSettings,
     /// Images whose containers never become ready, so a rollout can stall.
     pub failing_images: Vec<FailingImage>,
+    /// Images whose containers take longer to become ready (a slow readiness probe), so a
+    /// rollout completes slowly enough to watch its pace.
+    pub slow_images: Vec<SlowImage>,
     /// Pod creations rejected for a DaemonSet on chosen nodes, so a gap can persist.
     pub blocked_creations: Vec<BlockedCreation>,
     /// Template changes made while the simulation runs (as `kubectl set image` would), so a
@@ -53,6 +56,7 @@ impl Default for SimulationSettings {
             kubelet: KubeletSettings::default(),
             controller: ControllerSettings::default(),
             failing_images: Vec::new(),
+            slow_images: Vec::new(),
             blocked_creations: Vec::new(),
             updates: Vec::new(),
             forbidden: Vec::new(),
@@ -162,6 +166,18 @@ pub struct FailingImage {
     pub message: Option<String>,
 }
 
+/// An image whose containers become ready only after `readyDelay` (instead of the kubelet's
+/// `readyDelay`): a readiness probe that passes late.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SlowImage {
+    /// The exact image reference as written in the pod template.
+    pub image: String,
+    /// From running to Ready, simulated time.
+    #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
+    pub ready_delay: Duration,
+}
+
 fn default_failure_mode() -> FailureMode {
     FailureMode::CrashLoopBackOff
 }
@@ -250,6 +266,9 @@ impl SimulationSettings {
         for (i, u) in self.updates.iter().enumerate() {
             durations.push((format!("spec.updates[{i}].after"), u.after));
         }
+        for (i, slow) in self.slow_images.iter().enumerate() {
+            durations.push((format!("spec.slowImages[{i}].readyDelay"), slow.ready_delay));
+        }
         for (field, value) in durations {
             if value > MAX_DURATION {
                 return Err(SettingsError::new(
@@ -310,6 +329,17 @@ impl SimulationSettings {
     /// The failure configured for an image, if any.
     pub fn failure_for(&self, image: &str) -> Option<&FailingImage> {
         self.failing_images.iter().find(|f| f.image == image)
+    }
+
+    /// How long a pod with these images takes from running to Ready: the slowest configured
+    /// slow image among them, else the kubelet's `readyDelay`.
+    pub fn ready_delay_for<'a>(&self, images: impl IntoIterator<Item = &'a str>) -> Duration {
+        images
+            .into_iter()
+            .filter_map(|image| self.slow_images.iter().find(|s| s.image == image))
+            .map(|s| s.ready_delay)
+            .max()
+            .unwrap_or(self.kubelet.ready_delay)
     }
 
     /// The rejection message for a creation, if one is configured.

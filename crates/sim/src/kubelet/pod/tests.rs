@@ -184,3 +184,26 @@ fn ready_keeps_its_transition_time_when_rewritten_with_the_same_status() {
         Some(Time(now()))
     );
 }
+
+#[test]
+fn a_slow_image_becomes_ready_after_its_own_delay_and_others_after_the_kubelets() {
+    let mut s = SimulationSettings::default();
+    s.slow_images.push(crate::scenario::settings::SlowImage {
+        image: "slow:2".into(),
+        ready_delay: Duration::from_secs(15),
+    });
+    // Drive to Running (bind, start), then ask for the next step: BecomeReady after the delay.
+    let delay_after_start = |image: &str| {
+        let (p, steps) = drive(pinned(image), &s, 2);
+        assert_eq!(steps, vec![Step::Bind, Step::Start]);
+        next_step(&p, NodeState::Ready, &s)
+    };
+    assert_eq!(
+        delay_after_start("slow:2"),
+        Some((Step::BecomeReady, Duration::from_secs(15)))
+    );
+    assert_eq!(
+        delay_after_start("busybox:1"),
+        Some((Step::BecomeReady, s.kubelet.ready_delay))
+    );
+}
