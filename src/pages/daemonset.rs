@@ -406,6 +406,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                 }}
             </section>
             <TolerationList tolerations=tolerations.into()/>
+            <super::whatif::WhatIfSection target=super::whatif::WhatIfTarget::DaemonSet(key.clone())/>
             <RevisionHistorySection history=history/>
             <RecentEvents events=events/>
         </div>

@@ -237,6 +237,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
+            <super::whatif::WhatIfSection target=super::whatif::WhatIfTarget::Node(name.clone()) cordoned=detail.row.unschedulable/>
             <NodeLabels labels=labels/>
             <RecentEvents events=events/>
         </div>

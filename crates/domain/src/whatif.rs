@@ -9,8 +9,10 @@
 //! it (WASM) over the URL's edits, and the server runs it for the first render.
 
 mod parse;
+mod render;
 
-pub use parse::{encode, parse_edits, to_query, toleration_spec, EditError, EditScope, MAX_EDITS};
+pub use parse::{parse_edits, EditError, EditScope, MAX_EDITS};
+pub use render::{decode, describe_edits, encode, to_query, toleration_spec};
 
 use crate::facts::{Labels, NodeFacts, Taint, TaintEffect, TemplateFacts, Toleration};
 use crate::names;

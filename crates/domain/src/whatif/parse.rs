@@ -1,7 +1,8 @@
 //! Edits read from and written to a page's query string, in kubectl's own spellings:
 //! `taint=dedicated=ml:NoExecute`, `untaint=dedicated:NoExecute`, `label=k=v`, `unlabel=k`,
 //! `cordon=1`, `uncordon=1` on a node; `tolerate=KEY[=VALUE][:EFFECT[:SECONDS]]` and
-//! `nodeSelector=k=v,k2=v2` on a DaemonSet.
+//! `nodeSelector=k=v,k2=v2` (`-`: none) on a DaemonSet. An empty value is a form's unused
+//! field and no edit.
 //!
 //! Why the API server's checks: a preview of an edit the API server would refuse would answer
 //! a question nobody can ask the cluster, so every taint, label, toleration and nodeSelector is
@@ -62,6 +63,10 @@ pub fn parse_edits(
     let mut seen = 0usize;
     for &param in scope.params() {
         for value in get_all(param) {
+            if value.is_empty() && !matches!(param, "cordon" | "uncordon") {
+                // A form's unused field: no edit.
+                continue;
+            }
             seen += 1;
             if seen > MAX_EDITS {
                 errors.push(error(
@@ -245,9 +250,12 @@ fn parse_toleration(spec: &str) -> Result<Toleration, String> {
     }
 }
 
-/// `k=v,k2=v2` (empty: no nodeSelector), checked as CV `ValidateLabels` (§i.2).
+/// `k=v,k2=v2`, or `-` for no nodeSelector at all, checked as CV `ValidateLabels` (§i.2).
 fn parse_node_selector(spec: &str) -> Result<Labels, String> {
     let mut selector = Labels::new();
+    if spec == "-" {
+        return Ok(selector);
+    }
     for pair in spec.split(',').filter(|p| !p.is_empty()) {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(format!(
@@ -260,77 +268,4 @@ fn parse_node_selector(spec: &str) -> Result<Labels, String> {
         None => Ok(selector),
         Some(p) => Err(format!("{}: {}", p.field, p.rule)),
     }
-}
-
-/// The query string (without `?`) that reproduces `edits`, so a preview can be shared.
-pub fn to_query(edits: &Edits) -> String {
-    let mut pairs: Vec<(&str, String)> = Vec::new();
-    for edit in &edits.node {
-        pairs.push(match edit {
-            NodeEdit::AddTaint(t) => ("taint", crate::scheduling::render_taint(t)),
-            NodeEdit::RemoveTaint { key, effect } => (
-                "untaint",
-                match effect {
-                    Some(e) => format!("{key}:{}", effect_name(e)),
-                    None => key.clone(),
-                },
-            ),
-            NodeEdit::SetLabel { key, value } => ("label", format!("{key}={value}")),
-            NodeEdit::RemoveLabel { key } => ("unlabel", key.clone()),
-            NodeEdit::Cordon => ("cordon", "1".into()),
-            NodeEdit::Uncordon => ("uncordon", "1".into()),
-        });
-    }
-    for edit in &edits.template {
-        pairs.push(match edit {
-            TemplateEdit::AddToleration(t) => ("tolerate", toleration_spec(t)),
-            TemplateEdit::SetNodeSelector(s) => (
-                "nodeSelector",
-                s.iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
-        });
-    }
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={}", encode(v)))
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
-fn effect_name(effect: &TaintEffect) -> &str {
-    crate::scheduling::effect_str(effect)
-}
-
-/// The `tolerate=` spelling of a toleration (the inverse of [`parse_toleration`]).
-pub fn toleration_spec(t: &Toleration) -> String {
-    let key = if t.key.is_empty() { "*" } else { &t.key };
-    let mut out = if t.operator == "Exists" {
-        key.to_string()
-    } else {
-        format!("{key}={}", t.value)
-    };
-    if !t.effect.is_empty() || t.toleration_seconds.is_some() {
-        out.push(':');
-        out.push_str(&t.effect);
-    }
-    if let Some(s) = t.toleration_seconds {
-        out.push_str(&format!(":{s}"));
-    }
-    out
-}
-
-/// Percent-encoding of a query value: everything but RFC 3986's unreserved characters.
-pub fn encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

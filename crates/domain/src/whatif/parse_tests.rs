@@ -49,6 +49,7 @@ fn node_edits_are_read_in_kubectls_spelling() {
             ("unlabel", "nvidia.com/gpu.present"),
             ("cordon", "1"),
             ("tolerate", "ignored-on-a-node-page"),
+            ("label", ""),
         ]),
     )
     .unwrap_or_default();
@@ -176,6 +177,7 @@ fn edits_written_to_the_url_read_back_the_same() {
             TemplateEdit::AddToleration(tol("dedicated", "Equal", "ml", "NoExecute", Some(300))),
             TemplateEdit::AddToleration(tol("", "Exists", "", "", None)),
             TemplateEdit::SetNodeSelector(labels(&[("a", "b"), ("c", "d")])),
+            TemplateEdit::SetNodeSelector(Labels::new()),
         ],
     };
     let q = to_query(&ds);
@@ -192,22 +194,4 @@ fn edits_written_to_the_url_read_back_the_same() {
             .collect()
     };
     assert_eq!(parse_edits(EditScope::DaemonSet, get), Ok(ds));
-}
-
-/// A test-only percent-decoder (the browser and the router decode real URLs).
-fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() + 1 {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("00");
-            out.push(u8::from_str_radix(hex, 16).unwrap_or(0));
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_default()
 }

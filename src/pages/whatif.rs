@@ -1,0 +1,267 @@
+//! The what-if section of the node and DaemonSet pages: a form that adds kubectl-like edits to
+//! the URL, and the preview of what the controllers would do, clearly marked as a preview.
+//!
+//! Why a page module: it owns a query (the edits) and a server read (the facts), which pages
+//! do and components do not. The preview itself is `domain::whatif`, computed from those facts
+//! wherever this runs: on the server for the first render of a shared URL, in WASM after
+//! hydration. Nothing is ever written to the cluster.
+
+use crate::domain::whatif::{
+    decode, describe_edits, parse_edits, preview, summary, to_query, CellChange, EditError,
+    EditScope, Edits, Outcome,
+};
+use crate::server_fns::{get_whatif_facts, DashboardError};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+/// What a preview covers: the page it sits on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WhatIfTarget {
+    /// A node page: this node, every DaemonSet.
+    Node(String),
+    /// A DaemonSet page (`namespace/name`): every node, this DaemonSet.
+    DaemonSet(String),
+}
+
+impl WhatIfTarget {
+    fn scope(&self) -> EditScope {
+        match self {
+            WhatIfTarget::Node(_) => EditScope::Node,
+            WhatIfTarget::DaemonSet(_) => EditScope::DaemonSet,
+        }
+    }
+
+    /// The page's own path: the form's action and the reset link.
+    fn path(&self) -> String {
+        match self {
+            WhatIfTarget::Node(name) => format!("/node/{name}"),
+            WhatIfTarget::DaemonSet(key) => format!("/ds/{key}"),
+        }
+    }
+}
+
+/// The edits without the `i`-th one (the chip's ×).
+fn without(edits: &Edits, i: usize) -> Edits {
+    let mut out = edits.clone();
+    if i < out.node.len() {
+        out.node.remove(i);
+    } else if i - out.node.len() < out.template.len() {
+        out.template.remove(i - out.node.len());
+    }
+    out
+}
+
+fn href(path: &str, edits: &Edits) -> String {
+    let q = to_query(edits);
+    if q.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{q}")
+    }
+}
+
+/// The what-if section: form, banner, preview. `cordoned` offers uncordon instead of cordon.
+#[component]
+pub fn WhatIfSection(target: WhatIfTarget, #[prop(optional)] cordoned: bool) -> impl IntoView {
+    let scope = target.scope();
+    let path = target.path();
+    let query = use_query_map();
+    let parsed: Memo<Result<Edits, Vec<EditError>>> = Memo::new(move |_| {
+        query.with(|q| parse_edits(scope, |k| q.get_all(k).unwrap_or_default()))
+    });
+    let wanted = Memo::new(move |_| parsed.with(|p| p.as_ref().is_ok_and(|e| !e.is_empty())));
+    let facts_target = target.clone();
+    let facts = Resource::new(
+        move || wanted.get(),
+        move |wanted| {
+            let target = facts_target.clone();
+            async move {
+                if !wanted {
+                    return Ok(None);
+                }
+                let (node, daemonset) = match target {
+                    WhatIfTarget::Node(n) => (n, String::new()),
+                    WhatIfTarget::DaemonSet(k) => (String::new(), k),
+                };
+                get_whatif_facts(node, daemonset, String::new())
+                    .await
+                    .map(Some)
+            }
+        },
+    );
+    let form_path = path.clone();
+    let result_path = path.clone();
+    view! {
+        <section class="whatif" aria-label="What if" data-testid="whatif">
+            <h2>"What if…"</h2>
+            <p class="muted">
+                {match scope {
+                    EditScope::Node => "Preview a taint, a label or a cordon on this node: what the DaemonSet controller and the taint-eviction controller would do. Nothing is sent to the cluster.",
+                    EditScope::DaemonSet => "Preview a toleration or a new nodeSelector for this DaemonSet: on which nodes its pods would start or stop. Nothing is sent to the cluster.",
+                }}
+            </p>
+            {move || {
+                let current = parsed.get().unwrap_or_default();
+                view! { <WhatIfForm scope=scope path=form_path.clone() current=current cordoned=cordoned/> }
+            }}
+            {move || match parsed.get() {
+                Err(errors) => view! { <WhatIfErrors errors=errors path=result_path.clone()/> }.into_any(),
+                Ok(edits) if edits.is_empty() => ().into_any(),
+                Ok(edits) => {
+                    let path = result_path.clone();
+                    view! {
+                        <Transition fallback=|| view! { <p class="loading">"Computing the preview…"</p> }>
+                            {move || {
+                                let edits = edits.clone();
+                                let path = path.clone();
+                                Suspend::new(async move {
+                                    match facts.await {
+                                        Ok(Some(f)) => {
+                                            let changes = preview(&f, &edits);
+                                            view! { <WhatIfPreview edits=edits changes=changes path=path/> }.into_any()
+                                        }
+                                        Ok(None) => ().into_any(),
+                                        Err(e) => view! { <WhatIfFailed error=e/> }.into_any(),
+                                    }
+                                })
+                            }}
+                        </Transition>
+                    }
+                    .into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+/// The form: the current edits ride along as hidden fields, so each submit adds one more.
+#[component]
+fn WhatIfForm(scope: EditScope, path: String, current: Edits, cordoned: bool) -> impl IntoView {
+    let carried: Vec<(String, String)> = to_query(&current)
+        .split('&')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.to_string(), decode(v)))
+        .collect();
+    let hidden = carried
+        .into_iter()
+        .map(|(k, v)| view! { <input type="hidden" name=k value=v/> })
+        .collect_view();
+    let fields = match scope {
+        EditScope::Node => view! {
+            <label>"taint " <input name="taint" data-testid="whatif-taint" placeholder="dedicated=ml:NoExecute" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"remove taint " <input name="untaint" placeholder="key:NoSchedule" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"label " <input name="label" placeholder="workload-type=cpu" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"remove label " <input name="unlabel" placeholder="workload-type" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            {if cordoned {
+                view! { <label><input type="checkbox" name="uncordon" value="1"/>" uncordon"</label> }.into_any()
+            } else {
+                view! { <label><input type="checkbox" name="cordon" value="1" data-testid="whatif-cordon"/>" cordon"</label> }.into_any()
+            }}
+        }
+        .into_any(),
+        EditScope::DaemonSet => view! {
+            <label>"tolerate " <input name="tolerate" data-testid="whatif-tolerate" placeholder="dedicated=ml:NoExecute[:300]" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"nodeSelector " <input name="nodeSelector" data-testid="whatif-node-selector" placeholder="workload-type=gpu (- for none)" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+        }
+        .into_any(),
+    };
+    view! {
+        <form method="get" action=path class="filter whatif-form" data-testid="whatif-form" aria-label="Add a what-if edit">
+            {hidden}
+            {fields}
+            <button type="submit" data-testid="whatif-submit">"Preview"</button>
+        </form>
+    }
+}
+
+#[component]
+fn WhatIfErrors(errors: Vec<EditError>, path: String) -> impl IntoView {
+    view! {
+        <div class="whatif-error" role="alert" data-testid="whatif-error">
+            <p><strong>"This what-if cannot be previewed:"</strong></p>
+            <ul>
+                {errors.into_iter().map(|e| view! { <li><code>{e.to_string()}</code></li> }).collect_view()}
+            </ul>
+            <p><a href=path data-testid="whatif-reset">"Start again"</a></p>
+        </div>
+    }
+}
+
+#[component]
+fn WhatIfFailed(error: DashboardError) -> impl IntoView {
+    view! {
+        <div class="whatif-error" role="alert" data-testid="whatif-error">
+            "The facts for the preview could not be read: " {error.to_string()}
+        </div>
+    }
+}
+
+/// More unaffected cells than this are counted, not listed (a DaemonSet page on 5,000 nodes).
+const LIST_UNAFFECTED: usize = 60;
+
+#[component]
+fn WhatIfPreview(edits: Edits, changes: Vec<CellChange>, path: String) -> impl IntoView {
+    let words = describe_edits(&edits);
+    let chips = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let rest = href(&path, &without(&edits, i));
+            view! {
+                <li>
+                    <code>{w.clone()}</code>
+                    " "
+                    <a href=rest aria-label=format!("drop {w}") title="drop this edit">"×"</a>
+                </li>
+            }
+        })
+        .collect_view();
+    let line = summary(&changes);
+    let (changed, unaffected): (Vec<CellChange>, Vec<CellChange>) = changes
+        .into_iter()
+        .partition(|c| c.outcome != Outcome::Unaffected);
+    let list_unaffected = unaffected.len() <= LIST_UNAFFECTED;
+    let unaffected_count = unaffected.len();
+    let rows = changed
+        .into_iter()
+        .chain(unaffected.into_iter().filter(|_| list_unaffected))
+        .map(preview_row)
+        .collect_view();
+    view! {
+        <div class="whatif-banner" role="status" data-testid="whatif-banner">
+            <strong>"Preview — nothing was changed in the cluster."</strong>
+            " What the controllers would do if:"
+            <ul class="whatif-edits">{chips}</ul>
+            <a href=path.clone() data-testid="whatif-reset">"Reset (leave the preview)"</a>
+        </div>
+        <p class="whatif-summary" data-testid="whatif-summary">{line}</p>
+        <table class="ds-table whatif-table" data-testid="whatif-table">
+            <thead>
+                <tr><th>"node"</th><th>"DaemonSet"</th><th>"pod now"</th><th>"would"</th><th>"because"</th></tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+        {(!list_unaffected).then(|| view! {
+            <p class="muted">{format!("{unaffected_count} more cells are unaffected.")}</p>
+        })}
+    }
+}
+
+fn preview_row(c: CellChange) -> impl IntoView {
+    let pod = if c.has_pod { "running" } else { "none" };
+    let outcome = c.outcome;
+    let shown = if outcome == Outcome::Unaffected && c.has_pod {
+        "stays".to_string()
+    } else {
+        outcome.phrase()
+    };
+    view! {
+        <tr data-testid="whatif-row" data-whatif=outcome.slug() data-node=c.node.clone() data-daemonset=c.daemonset.clone()>
+            <td><a href=format!("/node/{}", c.node)>{c.node.clone()}</a></td>
+            <td><a href=format!("/ds/{}", c.daemonset)>{c.daemonset.clone()}</a></td>
+            <td>{pod}</td>
+            <td class="whatif-outcome">{shown}</td>
+            <td class="muted">{c.why.unwrap_or_default()}</td>
+        </tr>
+    }
+}
