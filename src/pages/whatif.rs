@@ -7,7 +7,7 @@
 //! hydration. Nothing is ever written to the cluster.
 
 use crate::domain::whatif::{
-    decode, describe_edits, parse_edits, preview, summary, to_query, CellChange, EditError,
+    decode, describe_edits, encode, parse_edits, preview, summary, to_query, CellChange, EditError,
     EditScope, Edits, Outcome,
 };
 use crate::server_fns::{get_whatif_facts, DashboardError};
@@ -134,39 +134,76 @@ pub fn WhatIfSection(target: WhatIfTarget, #[prop(optional)] cordoned: bool) -> 
     }
 }
 
-/// The form: the current edits ride along as hidden fields, so each submit adds one more.
+/// The form. In the browser a submit navigates to the URL with the new edits appended (so the
+/// preview is recomputed there, in WASM); without WASM it is a plain GET form, the current
+/// edits riding along as hidden fields and empty fields ignored by the parser.
 #[component]
 fn WhatIfForm(scope: EditScope, path: String, current: Edits, cordoned: bool) -> impl IntoView {
-    let carried: Vec<(String, String)> = to_query(&current)
+    let current_query = to_query(&current);
+    let hidden = current_query
         .split('&')
         .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| (k.to_string(), decode(v)))
-        .collect();
-    let hidden = carried
-        .into_iter()
-        .map(|(k, v)| view! { <input type="hidden" name=k value=v/> })
+        .map(|(k, v)| {
+            let (k, v) = (k.to_string(), decode(v));
+            view! { <input type="hidden" name=k value=v/> }
+        })
         .collect_view();
+    let texts: Vec<(&'static str, RwSignal<String>)> = scope
+        .params()
+        .iter()
+        .map(|p| (*p, RwSignal::new(String::new())))
+        .collect();
+    let flag = RwSignal::new(false);
+    let field = {
+        let texts = texts.clone();
+        move |name: &str| {
+            texts
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, s)| *s)
+                .unwrap_or_else(|| RwSignal::new(String::new()))
+        }
+    };
+    let navigate = leptos_router::hooks::use_navigate();
+    let action = path.clone();
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let mut pairs: Vec<String> = Vec::new();
+        if !current_query.is_empty() {
+            pairs.push(current_query.clone());
+        }
+        for (name, value) in &texts {
+            let v = value.get_untracked();
+            if !v.trim().is_empty() {
+                pairs.push(format!("{name}={}", encode(v.trim())));
+            }
+        }
+        if flag.get_untracked() {
+            pairs.push(if cordoned { "uncordon=1" } else { "cordon=1" }.to_string());
+        }
+        navigate(&format!("{path}?{}", pairs.join("&")), Default::default());
+    };
     let fields = match scope {
         EditScope::Node => view! {
-            <label>"taint " <input name="taint" data-testid="whatif-taint" placeholder="dedicated=ml:NoExecute" maxlength="512" spellcheck="false" autocomplete="off"/></label>
-            <label>"remove taint " <input name="untaint" placeholder="key:NoSchedule" maxlength="512" spellcheck="false" autocomplete="off"/></label>
-            <label>"label " <input name="label" placeholder="workload-type=cpu" maxlength="512" spellcheck="false" autocomplete="off"/></label>
-            <label>"remove label " <input name="unlabel" placeholder="workload-type" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"taint " <input name="taint" bind:value=field("taint") data-testid="whatif-taint" placeholder="dedicated=ml:NoExecute" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"remove taint " <input name="untaint" bind:value=field("untaint") placeholder="key:NoSchedule" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"label " <input name="label" bind:value=field("label") placeholder="workload-type=cpu" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"remove label " <input name="unlabel" bind:value=field("unlabel") placeholder="workload-type" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             {if cordoned {
-                view! { <label><input type="checkbox" name="uncordon" value="1"/>" uncordon"</label> }.into_any()
+                view! { <label><input type="checkbox" name="uncordon" value="1" bind:checked=flag/>" uncordon"</label> }.into_any()
             } else {
-                view! { <label><input type="checkbox" name="cordon" value="1" data-testid="whatif-cordon"/>" cordon"</label> }.into_any()
+                view! { <label><input type="checkbox" name="cordon" value="1" bind:checked=flag data-testid="whatif-cordon"/>" cordon"</label> }.into_any()
             }}
         }
         .into_any(),
         EditScope::DaemonSet => view! {
-            <label>"tolerate " <input name="tolerate" data-testid="whatif-tolerate" placeholder="dedicated=ml:NoExecute[:300]" maxlength="512" spellcheck="false" autocomplete="off"/></label>
-            <label>"nodeSelector " <input name="nodeSelector" data-testid="whatif-node-selector" placeholder="workload-type=gpu (- for none)" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"tolerate " <input name="tolerate" bind:value=field("tolerate") data-testid="whatif-tolerate" placeholder="dedicated=ml:NoExecute[:300]" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label>"nodeSelector " <input name="nodeSelector" bind:value=field("nodeSelector") data-testid="whatif-node-selector" placeholder="workload-type=gpu (- for none)" maxlength="512" spellcheck="false" autocomplete="off"/></label>
         }
         .into_any(),
     };
     view! {
-        <form method="get" action=path class="filter whatif-form" data-testid="whatif-form" aria-label="Add a what-if edit">
+        <form method="get" action=action class="filter whatif-form" data-testid="whatif-form" aria-label="Add a what-if edit" on:submit=on_submit>
             {hidden}
             {fields}
             <button type="submit" data-testid="whatif-submit">"Preview"</button>

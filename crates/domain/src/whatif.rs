@@ -253,7 +253,7 @@ pub fn preview_cell(
                 Eviction::After(s) => Some(format!(
                     "tolerated for {s} s only: evicted {s} s after it starts, then created again (§g.8)"
                 )),
-                _ => off_before().map(|line| format!("no longer: {line}")),
+                _ => off_before().map(|line| format!("until now kept off by {line}")),
             };
             (Outcome::WouldStart, note)
         }
@@ -261,6 +261,9 @@ pub fn preview_cell(
         _ => (Outcome::Unaffected, None),
     }
 }
+
+/// How many DaemonSet names a summary line lists before "and N more".
+const SUMMARY_NAMES: usize = 6;
 
 /// The facts a preview needs, as the server sends them to the page: the nodes and the
 /// DaemonSets the edits may touch, and which cells hold a pod now.
@@ -311,15 +314,28 @@ pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {
     out
 }
 
-/// A one-line summary of the changed cells: `3 pods would be evicted from 2 nodes; 1 would
-/// start`. Why: the question a person brings ("which agents go away?") wants the count first.
+/// A one-line summary of the changed cells: `3 pods would be evicted (2 nodes): a, b; 1 pod
+/// would start (1 node): c`, naming the DaemonSets. Why: the question a person brings ("which
+/// agents go away?") wants the count and the names first, the table after.
 pub fn summary(changes: &[CellChange]) -> String {
     let count = |f: &dyn Fn(Outcome) -> bool| {
         let cells: Vec<&CellChange> = changes.iter().filter(|c| f(c.outcome)).collect();
         let mut nodes: Vec<&str> = cells.iter().map(|c| c.node.as_str()).collect();
         nodes.sort_unstable();
         nodes.dedup();
-        (cells.len(), nodes.len())
+        let mut daemonsets: Vec<&str> = cells.iter().map(|c| c.daemonset.as_str()).collect();
+        daemonsets.sort_unstable();
+        daemonsets.dedup();
+        let more = daemonsets.len().saturating_sub(SUMMARY_NAMES);
+        let mut names = daemonsets
+            .into_iter()
+            .take(SUMMARY_NAMES)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if more > 0 {
+            names.push_str(&format!(" and {more} more"));
+        }
+        (cells.len(), nodes.len(), names)
     };
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
@@ -347,10 +363,10 @@ pub fn summary(changes: &[CellChange]) -> String {
         ),
     ];
     for (f, verb) in groups {
-        let (cells, nodes) = count(f);
+        let (cells, nodes, names) = count(f);
         if cells > 0 {
             parts.push(format!(
-                "{} {verb} ({})",
+                "{} {verb} ({}): {names}",
                 plural(cells, "pod", "pods"),
                 plural(nodes, "node", "nodes")
             ));

@@ -357,6 +357,9 @@ fn the_gpu_pool_preview_lists_the_evicted_agents_and_counts_them_a5() {
         );
     }
     assert!(changes.iter().all(|c| c.has_pod));
-    assert_eq!(summary(&changes), "2 pods would be evicted (2 nodes).");
+    assert_eq!(
+        summary(&changes),
+        "2 pods would be evicted (2 nodes): kube-system/log-collector."
+    );
     assert_eq!(summary(&changes[..0]), "No pod would change.");
 }
