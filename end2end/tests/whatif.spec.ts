@@ -96,4 +96,31 @@ test.describe("what-if previews", () => {
     await expect(row(page, "worker-1", "kube-system/log-collector")).toHaveAttribute("data-whatif", "unaffected");
     await expect(page.getByTestId("whatif-summary")).toHaveText("3 pods would start (3 nodes): kube-system/log-collector.");
   });
+
+  test("on the matrix, the gpu pool (selector workload-type=gpu) tainted dedicated=ml:NoExecute outlines the cells that would change", async ({ matrix, page }) => {
+    await page.goto("/?selector=workload-type%3Dgpu");
+    await matrix.waitForHydration();
+    await expect(page.locator("td[data-whatif]")).toHaveCount(0);
+    await page.getByTestId("whatif-open").click();
+    await page.getByTestId("whatif-taint").fill("dedicated=ml:NoExecute");
+    await page.getByTestId("whatif-submit").click();
+    await expect(page).toHaveURL("/?selector=workload-type%3Dgpu&taint=dedicated%3Dml%3ANoExecute");
+    await expect(page.getByTestId("whatif-banner")).toContainText("Preview — nothing was changed in the cluster.");
+    await expect(page.getByTestId("whatif-summary")).toHaveText(
+      "10 pods would be evicted (2 nodes): kube-system/ebs-csi-node, kube-system/log-collector, metallb-system/speaker, monitoring/gpu-monitor, security/falco.",
+    );
+    const cell = (node: string, ds: string) => page.locator(`table.matrix tr[data-row="${node}"] td:has(button.cell[data-daemonset="${ds}"])`);
+    await expect(page.locator("table.matrix td[data-whatif]")).toHaveCount(10);
+    for (const node of ["gpu-1", "gpu-2"]) {
+      await expect(cell(node, "kube-system/log-collector")).toHaveAttribute("data-whatif", "evict");
+      await expect(cell(node, "monitoring/node-exporter")).not.toHaveAttribute("data-whatif", /.*/);
+      // The cell itself still shows the cluster's state: nothing was changed.
+      await expect(cell(node, "kube-system/log-collector").locator("button.cell")).toHaveAttribute("data-state", "ready");
+    }
+    // Shared: the same URL loaded afresh shows the same preview.
+    await page.reload();
+    await matrix.waitForHydration();
+    await expect(page.locator("table.matrix td[data-whatif]")).toHaveCount(10);
+    await expect(page.getByTestId("whatif-summary")).toContainText("10 pods would be evicted (2 nodes)");
+  });
 });

@@ -11,6 +11,7 @@ pub mod toolbar;
 pub mod window;
 
 use super::explainer::Explainer;
+use super::whatif::{use_whatif, WhatIfMarks, WhatIfSection, WhatIfTarget};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
@@ -154,6 +155,10 @@ fn MatrixView(
         move || hub.counts.get().unwrap_or(initial_counts)
     });
     let selector = Selector::new(move || selected.get());
+    // What-if (`?taint=…` with the selector filter): the preview and the outlined cells.
+    let whatif_target = WhatIfTarget::Matrix(query.selector.clone());
+    let whatif = use_whatif(&whatif_target);
+    provide_context(WhatIfMarks(whatif.marks()));
 
     // Escape closes the explanation and gives the focus back to the cell it explained.
     #[cfg(feature = "hydrate")]
@@ -186,6 +191,7 @@ fn MatrixView(
             <Notes notes=all_notes/>
             <Toolbar query=query.clone() model=model group_keys=group_keys group_by=group_by/>
             <Legend counts=counts/>
+            <WhatIfSection target=whatif_target whatif=whatif collapsible=true/>
             <MatrixTable model=model query=query.clone() selector=selector on_select=on_select/>
             <Pager query=query model=model/>
             <RolloutTable model=model/>

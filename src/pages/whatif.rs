@@ -1,4 +1,4 @@
-//! The what-if section of the node and DaemonSet pages: a form that adds kubectl-like edits to
+//! The what-if section of the node and DaemonSet pages and the matrix: a form that adds kubectl-like edits to
 //! the URL, and the preview of what the controllers would do, clearly marked as a preview.
 //!
 //! Why a page module: it owns a query (the edits) and a server read (the facts), which pages
@@ -8,11 +8,12 @@
 
 use crate::domain::whatif::{
     decode, describe_edits, encode, parse_edits, preview, summary, to_query, CellChange, EditError,
-    EditScope, Edits, Outcome,
+    EditScope, Edits, Outcome, WhatIfFacts,
 };
 use crate::server_fns::{get_whatif_facts, DashboardError};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use std::collections::HashMap;
 
 /// What a preview covers: the page it sits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,12 +22,15 @@ pub enum WhatIfTarget {
     Node(String),
     /// A DaemonSet page (`namespace/name`): every node, this DaemonSet.
     DaemonSet(String),
+    /// The matrix: the nodes its label selector matches (every node when empty), every
+    /// DaemonSet; node edits apply to each of those nodes (the "gpu pool" question).
+    Matrix(String),
 }
 
 impl WhatIfTarget {
     fn scope(&self) -> EditScope {
         match self {
-            WhatIfTarget::Node(_) => EditScope::Node,
+            WhatIfTarget::Node(_) | WhatIfTarget::Matrix(_) => EditScope::Node,
             WhatIfTarget::DaemonSet(_) => EditScope::DaemonSet,
         }
     }
@@ -36,6 +40,18 @@ impl WhatIfTarget {
         match self {
             WhatIfTarget::Node(name) => format!("/node/{name}"),
             WhatIfTarget::DaemonSet(key) => format!("/ds/{key}"),
+            WhatIfTarget::Matrix(selector) if selector.is_empty() => "/".to_string(),
+            WhatIfTarget::Matrix(selector) => format!("/?selector={}", encode(selector)),
+        }
+    }
+
+    /// Query parameters of the page that the edits must keep (the matrix's selector).
+    fn carried(&self) -> Vec<(String, String)> {
+        match self {
+            WhatIfTarget::Matrix(selector) if !selector.is_empty() => {
+                vec![("selector".to_string(), selector.clone())]
+            }
+            _ => Vec::new(),
         }
     }
 }
@@ -51,20 +67,56 @@ fn without(edits: &Edits, i: usize) -> Edits {
     out
 }
 
-fn href(path: &str, edits: &Edits) -> String {
-    let q = to_query(edits);
-    if q.is_empty() {
-        path.to_string()
-    } else {
-        format!("{path}?{q}")
+/// `path` with `query` appended (`path` may carry a query already).
+fn join(path: &str, query: &str) -> String {
+    match (query.is_empty(), path.contains('?')) {
+        (true, _) => path.to_string(),
+        (false, true) => format!("{path}&{query}"),
+        (false, false) => format!("{path}?{query}"),
     }
 }
 
-/// The what-if section: form, banner, preview. `cordoned` offers uncordon instead of cordon.
-#[component]
-pub fn WhatIfSection(target: WhatIfTarget, #[prop(optional)] cordoned: bool) -> impl IntoView {
+fn href(path: &str, edits: &Edits) -> String {
+    join(path, &to_query(edits))
+}
+
+/// A page's what-if state: the edits its URL asks for and the facts to preview them on (read
+/// only while there are edits).
+#[derive(Clone, Copy)]
+pub struct WhatIf {
+    /// The URL's edits, or why they cannot be read.
+    pub parsed: Memo<Result<Edits, Vec<EditError>>>,
+    /// The facts of the page's target; `None` while there is nothing to preview.
+    pub facts: Resource<Result<Option<WhatIfFacts>, DashboardError>>,
+}
+
+impl WhatIf {
+    /// The preview's outcome per changed `(node, namespace/name)` cell, once the facts are in:
+    /// the matrix marks its cells with it.
+    pub fn marks(self) -> Memo<HashMap<(String, String), Outcome>> {
+        Memo::new(move |_| {
+            let Ok(edits) = self.parsed.get() else {
+                return HashMap::new();
+            };
+            match self.facts.get() {
+                Some(Ok(Some(facts))) if !edits.is_empty() => preview(&facts, &edits)
+                    .into_iter()
+                    .filter(|c| c.outcome != Outcome::Unaffected)
+                    .map(|c| ((c.node, c.daemonset), c.outcome))
+                    .collect(),
+                _ => HashMap::new(),
+            }
+        })
+    }
+}
+
+/// The what-if cell marks the matrix table reads from context.
+#[derive(Clone, Copy)]
+pub struct WhatIfMarks(pub Memo<HashMap<(String, String), Outcome>>);
+
+/// Reads the URL's edits for `target` and the facts to preview them on.
+pub fn use_whatif(target: &WhatIfTarget) -> WhatIf {
     let scope = target.scope();
-    let path = target.path();
     let query = use_query_map();
     let parsed: Memo<Result<Edits, Vec<EditError>>> = Memo::new(move |_| {
         query.with(|q| parse_edits(scope, |k| q.get_all(k).unwrap_or_default()))
@@ -79,30 +131,44 @@ pub fn WhatIfSection(target: WhatIfTarget, #[prop(optional)] cordoned: bool) -> 
                 if !wanted {
                     return Ok(None);
                 }
-                let (node, daemonset) = match target {
-                    WhatIfTarget::Node(n) => (n, String::new()),
-                    WhatIfTarget::DaemonSet(k) => (String::new(), k),
+                let (node, daemonset, selector) = match target {
+                    WhatIfTarget::Node(n) => (n, String::new(), String::new()),
+                    WhatIfTarget::DaemonSet(k) => (String::new(), k, String::new()),
+                    WhatIfTarget::Matrix(s) => (String::new(), String::new(), s),
                 };
-                get_whatif_facts(node, daemonset, String::new())
-                    .await
-                    .map(Some)
+                get_whatif_facts(node, daemonset, selector).await.map(Some)
             }
         },
     );
+    WhatIf { parsed, facts }
+}
+
+/// The what-if section: form, banner, preview. `cordoned` offers uncordon instead of cordon;
+/// `whatif` is the page's state when it also uses it elsewhere (the matrix's cell marks).
+#[component]
+pub fn WhatIfSection(
+    target: WhatIfTarget,
+    #[prop(optional)] cordoned: bool,
+    #[prop(optional)] whatif: Option<WhatIf>,
+    #[prop(optional)] collapsible: bool,
+) -> impl IntoView {
+    let scope = target.scope();
+    let path = target.path();
+    let carried = target.carried();
+    let WhatIf { parsed, facts } = whatif.unwrap_or_else(|| use_whatif(&target));
     let form_path = path.clone();
     let result_path = path.clone();
-    view! {
-        <section class="whatif" aria-label="What if" data-testid="whatif">
-            <h2>"What if…"</h2>
-            <p class="muted">
-                {match scope {
-                    EditScope::Node => "Preview a taint, a label or a cordon on this node: what the DaemonSet controller and the taint-eviction controller would do. Nothing is sent to the cluster.",
-                    EditScope::DaemonSet => "Preview a toleration or a new nodeSelector for this DaemonSet: on which nodes its pods would start or stop. Nothing is sent to the cluster.",
-                }}
-            </p>
+    let intro = match target {
+        WhatIfTarget::Node(_) => "Preview a taint, a label or a cordon on this node: what the DaemonSet controller and the taint-eviction controller would do. Nothing is sent to the cluster.",
+        WhatIfTarget::DaemonSet(_) => "Preview a toleration or a new nodeSelector for this DaemonSet: on which nodes its pods would start or stop. Nothing is sent to the cluster.",
+        WhatIfTarget::Matrix(_) => "Preview a taint, a label or a cordon on every node the label filter matches (every node without one): the cells that would change are outlined. Nothing is sent to the cluster.",
+    };
+    let open_at_first = parsed.with_untracked(|p| !matches!(p, Ok(e) if e.is_empty()));
+    let body = view! {
+            <p class="muted">{intro}</p>
             {move || {
                 let current = parsed.get().unwrap_or_default();
-                view! { <WhatIfForm scope=scope path=form_path.clone() current=current cordoned=cordoned/> }
+                view! { <WhatIfForm scope=scope path=form_path.clone() carried=carried.clone() current=current cordoned=cordoned/> }
             }}
             {move || match parsed.get() {
                 Err(errors) => view! { <WhatIfErrors errors=errors path=result_path.clone()/> }.into_any(),
@@ -130,7 +196,25 @@ pub fn WhatIfSection(target: WhatIfTarget, #[prop(optional)] cordoned: bool) -> 
                     .into_any()
                 }
             }}
-        </section>
+    };
+    // On the matrix the section folds away (a `<details>`, so it opens without WASM too) unless
+    // the URL already asks for a preview.
+    if collapsible {
+        view! {
+            <details class="whatif" aria-label="What if" data-testid="whatif" open=open_at_first>
+                <summary data-testid="whatif-open">"What if… (preview a taint, a label or a cordon on the filtered nodes)"</summary>
+                {body}
+            </details>
+        }
+        .into_any()
+    } else {
+        view! {
+            <section class="whatif" aria-label="What if" data-testid="whatif">
+                <h2>"What if…"</h2>
+                {body}
+            </section>
+        }
+        .into_any()
     }
 }
 
@@ -138,15 +222,23 @@ pub fn WhatIfSection(target: WhatIfTarget, #[prop(optional)] cordoned: bool) -> 
 /// preview is recomputed there, in WASM); without WASM it is a plain GET form, the current
 /// edits riding along as hidden fields and empty fields ignored by the parser.
 #[component]
-fn WhatIfForm(scope: EditScope, path: String, current: Edits, cordoned: bool) -> impl IntoView {
+fn WhatIfForm(
+    scope: EditScope,
+    path: String,
+    carried: Vec<(String, String)>,
+    current: Edits,
+    cordoned: bool,
+) -> impl IntoView {
     let current_query = to_query(&current);
-    let hidden = current_query
-        .split('&')
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| {
-            let (k, v) = (k.to_string(), decode(v));
-            view! { <input type="hidden" name=k value=v/> }
-        })
+    let hidden = carried
+        .into_iter()
+        .chain(
+            current_query
+                .split('&')
+                .filter_map(|p| p.split_once('='))
+                .map(|(k, v)| (k.to_string(), decode(v))),
+        )
+        .map(|(k, v)| view! { <input type="hidden" name=k value=v/> })
         .collect_view();
     let texts: Vec<(&'static str, RwSignal<String>)> = scope
         .params()
@@ -165,7 +257,7 @@ fn WhatIfForm(scope: EditScope, path: String, current: Edits, cordoned: bool) ->
         }
     };
     let navigate = leptos_router::hooks::use_navigate();
-    let action = path.clone();
+    let action = path.split('?').next().unwrap_or("/").to_string();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let mut pairs: Vec<String> = Vec::new();
@@ -181,7 +273,7 @@ fn WhatIfForm(scope: EditScope, path: String, current: Edits, cordoned: bool) ->
         if flag.get_untracked() {
             pairs.push(if cordoned { "uncordon=1" } else { "cordon=1" }.to_string());
         }
-        navigate(&format!("{path}?{}", pairs.join("&")), Default::default());
+        navigate(&join(&path, &pairs.join("&")), Default::default());
     };
     let fields = match scope {
         EditScope::Node => view! {

@@ -9,10 +9,10 @@ use super::error::DashboardError;
 use crate::domain::whatif::WhatIfFacts;
 use leptos::prelude::*;
 
-/// The facts of a preview. Exactly one of the three scopes is given:
+/// The facts of a preview. At most one of the three scopes is given:
 /// `node` (a node page: that node and every DaemonSet), `daemonset` (`namespace/name`, a
 /// DaemonSet page: every node and that DaemonSet) or `selector` (the matrix: the nodes a label
-/// selector matches, every DaemonSet).
+/// selector matches, every DaemonSet); none is the matrix without a selector (every node).
 #[server(endpoint = "whatif_facts")]
 pub async fn get_whatif_facts(
     node: String,
@@ -27,6 +27,7 @@ pub async fn get_whatif_facts(
             super::check_daemonset_key(&daemonset)?;
             Ok(live.whatif_facts(WhatIfNodes::All, Some(&daemonset))?)
         }
+        (true, true, true) => Ok(live.whatif_facts(WhatIfNodes::All, None)?),
         (true, true, false) => {
             if selector.len() > 4096 {
                 return Err(DashboardError::BadRequest {
