@@ -195,3 +195,53 @@ fn edits_written_to_the_url_read_back_the_same() {
     };
     assert_eq!(parse_edits(EditScope::DaemonSet, get), Ok(ds));
 }
+
+#[test]
+fn garbage_in_any_parameter_is_an_error_or_an_edit_never_a_panic() {
+    let nasty = [
+        ":",
+        "::",
+        ":::",
+        "=",
+        "==:NoExecute",
+        "=:NoExecute",
+        "a=:",
+        "%",
+        "%zz",
+        "é:NoExecute",
+        "ключ=значение:NoSchedule",
+        "a=b:NoExecute:1:2",
+        "*",
+        "*:NoExecute:-5",
+        "a:NoExecute:99999999999999999999",
+        "\u{0}",
+        " ",
+        ",",
+        ",,=,",
+        "a=b,,c=d",
+        "-",
+        "a\nb:NoSchedule",
+    ];
+    for value in nasty {
+        for scope in [EditScope::Node, EditScope::DaemonSet] {
+            for &param in scope.params() {
+                let got = parse_edits(scope, |name| {
+                    if name == param {
+                        vec![value.to_string()]
+                    } else {
+                        Vec::new()
+                    }
+                });
+                if let Err(errors) = got {
+                    assert!(
+                        !errors.is_empty() && errors.iter().all(|e| !e.message.is_empty()),
+                        "{param}={value:?}"
+                    );
+                }
+            }
+        }
+        // The URL decoder takes anything, too.
+        let _ = decode(value);
+        assert_eq!(decode(&encode(value)), value, "{value:?}");
+    }
+}
