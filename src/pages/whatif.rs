@@ -7,8 +7,8 @@
 //! hydration. Nothing is ever written to the cluster.
 
 use crate::domain::whatif::{
-    decode, describe_edits, encode, parse_edits, preview, summary, to_query, CellChange, EditError,
-    EditScope, Edits, Outcome, WhatIfFacts,
+    decode, describe_edits, edited_label_keys, encode, parse_edits, preview, summary, to_query,
+    CellChange, EditError, EditScope, Edits, Outcome, WhatIfFacts,
 };
 use crate::server_fns::{get_whatif_facts, DashboardError};
 use leptos::prelude::*;
@@ -121,22 +121,30 @@ pub fn use_whatif(target: &WhatIfTarget) -> WhatIf {
     let parsed: Memo<Result<Edits, Vec<EditError>>> = Memo::new(move |_| {
         query.with(|q| parse_edits(scope, |k| q.get_all(k).unwrap_or_default()))
     });
-    let wanted = Memo::new(move |_| parsed.with(|p| p.as_ref().is_ok_and(|e| !e.is_empty())));
+    // Re-read only when the preview starts or a nodeSelector edit names another label key.
+    let wanted = Memo::new(move |_| {
+        parsed.with(|p| match p {
+            Ok(e) if !e.is_empty() => Some(edited_label_keys(e).join(",")),
+            _ => None,
+        })
+    });
     let facts_target = target.clone();
     let facts = Resource::new(
         move || wanted.get(),
-        move |wanted| {
+        move |wanted: Option<String>| {
             let target = facts_target.clone();
             async move {
-                if !wanted {
+                let Some(label_keys) = wanted else {
                     return Ok(None);
-                }
+                };
                 let (node, daemonset, selector) = match target {
                     WhatIfTarget::Node(n) => (n, String::new(), String::new()),
                     WhatIfTarget::DaemonSet(k) => (String::new(), k, String::new()),
                     WhatIfTarget::Matrix(s) => (String::new(), String::new(), s),
                 };
-                get_whatif_facts(node, daemonset, selector).await.map(Some)
+                get_whatif_facts(node, daemonset, selector, label_keys)
+                    .await
+                    .map(Some)
             }
         },
     );

@@ -13,19 +13,39 @@ use leptos::prelude::*;
 /// `node` (a node page: that node and every DaemonSet), `daemonset` (`namespace/name`, a
 /// DaemonSet page: every node and that DaemonSet) or `selector` (the matrix: the nodes a label
 /// selector matches, every DaemonSet); none is the matrix without a selector (every node).
+/// Over many nodes only the labels the rules read are sent, plus `label_keys` (comma-separated:
+/// the keys a nodeSelector edit names).
 #[server(endpoint = "whatif_facts")]
 pub async fn get_whatif_facts(
     node: String,
     daemonset: String,
     selector: String,
+    label_keys: String,
 ) -> Result<WhatIfFacts, DashboardError> {
+    let mut facts = facts_of(&node, &daemonset, &selector)?;
+    if node.is_empty() {
+        // Many nodes: only the labels the rules read, and those the edits name.
+        let extra: Vec<String> = label_keys
+            .split(',')
+            .filter(|k| !k.is_empty())
+            .take(crate::domain::whatif::MAX_EDITS * 8)
+            .map(str::to_string)
+            .collect();
+        facts.keep_read_labels(&extra);
+    }
+    Ok(facts)
+}
+
+/// The facts of one scope, whole.
+#[cfg(feature = "ssr")]
+fn facts_of(node: &str, daemonset: &str, selector: &str) -> Result<WhatIfFacts, DashboardError> {
     use crate::cluster::live::WhatIfNodes;
     let live = super::context::live()?;
     match (node.is_empty(), daemonset.is_empty(), selector.is_empty()) {
-        (false, true, true) => Ok(live.whatif_facts(WhatIfNodes::One(&node), None)?),
+        (false, true, true) => Ok(live.whatif_facts(WhatIfNodes::One(node), None)?),
         (true, false, true) => {
-            super::check_daemonset_key(&daemonset)?;
-            Ok(live.whatif_facts(WhatIfNodes::All, Some(&daemonset))?)
+            super::check_daemonset_key(daemonset)?;
+            Ok(live.whatif_facts(WhatIfNodes::All, Some(daemonset))?)
         }
         (true, true, true) => Ok(live.whatif_facts(WhatIfNodes::All, None)?),
         (true, true, false) => {
@@ -37,7 +57,7 @@ pub async fn get_whatif_facts(
                     ),
                 });
             }
-            let parsed = crate::domain::labels::LabelSelector::parse(&selector).map_err(|err| {
+            let parsed = crate::domain::labels::LabelSelector::parse(selector).map_err(|err| {
                 DashboardError::BadRequest {
                     detail: format!("label selector: {err}"),
                 }

@@ -277,6 +277,44 @@ pub struct WhatIfFacts {
     pub pods: Vec<(String, String)>,
 }
 
+impl WhatIfFacts {
+    /// Drops every node label that no DaemonSet of the facts reads (nodeSelector keys, required
+    /// node affinity `matchExpressions` keys, §a.2 step 2) and that is not in `extra` (the keys a
+    /// nodeSelector edit names). Why: on a DaemonSet page the facts carry every node, and at
+    /// 5,000 nodes their full labels are megabytes; the verdicts read only these keys, so the
+    /// preview is the same with or without the others.
+    pub fn keep_read_labels(&mut self, extra: &[String]) {
+        let mut keys: std::collections::BTreeSet<&str> = extra.iter().map(String::as_str).collect();
+        for (_, t) in &self.daemonsets {
+            keys.extend(t.node_selector.keys().map(String::as_str));
+            for term in t.required_node_affinity.iter().flatten() {
+                keys.extend(term.match_expressions.iter().map(|r| r.key.as_str()));
+            }
+        }
+        let keys: std::collections::BTreeSet<String> =
+            keys.into_iter().map(str::to_string).collect();
+        for node in &mut self.nodes {
+            node.labels.retain(|k, _| keys.contains(k));
+        }
+    }
+}
+
+/// The label keys the template edits name (a nodeSelector edit's keys): the facts must keep
+/// them ([`WhatIfFacts::keep_read_labels`]).
+pub fn edited_label_keys(edits: &Edits) -> Vec<String> {
+    let mut keys: Vec<String> = edits
+        .template
+        .iter()
+        .flat_map(|e| match e {
+            TemplateEdit::SetNodeSelector(s) => s.keys().cloned().collect::<Vec<_>>(),
+            TemplateEdit::AddToleration(_) => Vec::new(),
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// Every cell of `facts` with its outcome under `edits`, node by node, in the order given.
 /// Node edits apply to every node of the facts, template edits to every DaemonSet.
 pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {

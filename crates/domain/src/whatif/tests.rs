@@ -363,3 +363,50 @@ fn the_gpu_pool_preview_lists_the_evicted_agents_and_counts_them_a5() {
     );
     assert_eq!(summary(&changes[..0]), "No pod would change.");
 }
+
+#[test]
+fn dropping_the_labels_no_rule_reads_changes_no_outcome_a2_step_2() {
+    let mut n = labelled(
+        "w1",
+        &[("workload-type", "gpu"), ("zone", "a"), ("unrelated", "x")],
+    );
+    n.taints
+        .push(taint("dedicated", "ml", TaintEffect::NoSchedule));
+    let affinity = TemplateFacts {
+        required_node_affinity: Some(vec![crate::facts::NodeSelectorTerm {
+            match_expressions: vec![crate::testing::req("zone", "In", &["a"])],
+            match_fields: vec![],
+        }]),
+        ..TemplateFacts::default()
+    };
+    let full = WhatIfFacts {
+        nodes: vec![n],
+        daemonsets: vec![
+            ("ns/gpu".into(), gpu_selector()),
+            ("ns/zone".into(), affinity),
+        ],
+        pods: vec![("w1".into(), "ns/gpu".into())],
+    };
+    let edits = Edits {
+        node: vec![],
+        template: vec![TemplateEdit::SetNodeSelector(labels(&[("disk", "ssd")]))],
+    };
+    let mut trimmed = full.clone();
+    trimmed.keep_read_labels(&edited_label_keys(&edits));
+    assert_eq!(
+        trimmed.nodes[0].labels.keys().collect::<Vec<_>>(),
+        vec!["workload-type", "zone"]
+    );
+    assert_eq!(preview(&trimmed, &edits), preview(&full, &edits));
+    let node_edits = Edits {
+        node: vec![
+            NodeEdit::RemoveLabel { key: "zone".into() },
+            NodeEdit::SetLabel {
+                key: "unrelated".into(),
+                value: "y".into(),
+            },
+        ],
+        template: vec![],
+    };
+    assert_eq!(preview(&trimmed, &node_edits), preview(&full, &node_edits));
+}
