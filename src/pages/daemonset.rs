@@ -8,6 +8,7 @@
 
 use super::explainer::Explainer;
 use super::failed::DaemonSetFailed;
+use super::whatif::{use_whatif, WhatIf, WhatIfSection, WhatIfTarget};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
@@ -41,6 +42,7 @@ pub fn DaemonSetPage() -> impl IntoView {
         })
     });
     let detail = Resource::new(move || key.get(), get_daemonset);
+    let whatif = use_whatif(Signal::derive(move || WhatIfTarget::DaemonSet(key.get())));
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the DaemonSet…"</p> }>
             {move || {
@@ -48,7 +50,7 @@ pub fn DaemonSetPage() -> impl IntoView {
                 Suspend::new(async move {
                     let k = key.get_untracked();
                     match detail.await {
-                        Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub/> }.into_any(),
+                        Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub whatif=whatif/> }.into_any(),
                         Err(e) => view! { <DaemonSetFailed key=k error=e hub=hub/> }.into_any(),
                     }
                 })
@@ -113,7 +115,12 @@ fn reconcile(rows: RwSignal<Vec<ProgressRow>>, all: &[NodeProgress]) {
 }
 
 #[component]
-fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl IntoView {
+fn DaemonSetView(
+    detail: DaemonSetDetail,
+    key: String,
+    hub: LiveHub,
+    whatif: WhatIf,
+) -> impl IntoView {
     let column = RwSignal::new(detail.column.clone());
     let rows = RwSignal::new(progress_rows(&detail.nodes));
     let hidden = RwSignal::new(detail.nodes.len() - relevant(&detail.nodes).len());
@@ -406,7 +413,7 @@ fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl Int
                 }}
             </section>
             <TolerationList tolerations=tolerations.into()/>
-            <super::whatif::WhatIfSection target=super::whatif::WhatIfTarget::DaemonSet(key.clone())/>
+            <WhatIfSection target=WhatIfTarget::DaemonSet(key.clone()) whatif=whatif/>
             <RevisionHistorySection history=history/>
             <RecentEvents events=events/>
         </div>

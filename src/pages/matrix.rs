@@ -11,7 +11,7 @@ pub mod toolbar;
 pub mod window;
 
 use super::explainer::Explainer;
-use super::whatif::{use_whatif, WhatIfMarks, WhatIfSection, WhatIfTarget};
+use super::whatif::{use_whatif, WhatIf, WhatIfMarks, WhatIfSection, WhatIfTarget};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
@@ -69,6 +69,9 @@ pub fn MatrixPage() -> impl IntoView {
     let query_map = use_query_map();
     let parsed = Memo::new(move |_| query_map.with(|m| parse_query(|k| m.get(k))));
     let query = Memo::new(move |_| parsed.get().query);
+    let whatif = use_whatif(Signal::derive(move || {
+        WhatIfTarget::Matrix(query.with(|q| q.selector.clone()))
+    }));
     let hub_for_load = hub.clone();
     let matrix = Resource::new(
         move || query.get(),
@@ -83,7 +86,7 @@ pub fn MatrixPage() -> impl IntoView {
                     let notes = parsed.get_untracked().notes;
                     let q = query.get_untracked();
                     match matrix.await {
-                        Ok(v) => view! { <MatrixView window=v.window matched=v.selected query=q notes=notes hub=hub/> }.into_any(),
+                        Ok(v) => view! { <MatrixView window=v.window matched=v.selected query=q notes=notes hub=hub whatif=whatif/> }.into_any(),
                         Err(e) => {
                             view! {
                                 <TopBar cluster="unknown cluster" conn=hub.conn/>
@@ -108,6 +111,7 @@ fn MatrixView(
     query: MatrixQuery,
     notes: Vec<String>,
     hub: LiveHub,
+    whatif: WhatIf,
 ) -> impl IntoView {
     let model = MatrixModel::new(&window);
     let cluster = window.cluster.clone();
@@ -157,7 +161,6 @@ fn MatrixView(
     let selector = Selector::new(move || selected.get());
     // What-if (`?taint=…` with the selector filter): the preview and the outlined cells.
     let whatif_target = WhatIfTarget::Matrix(query.selector.clone());
-    let whatif = use_whatif(&whatif_target);
     provide_context(WhatIfMarks(whatif.marks()));
 
     // Escape closes the explanation and gives the focus back to the cell it explained.

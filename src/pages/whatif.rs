@@ -114,9 +114,11 @@ impl WhatIf {
 #[derive(Clone, Copy)]
 pub struct WhatIfMarks(pub Memo<HashMap<(String, String), Outcome>>);
 
-/// Reads the URL's edits for `target` and the facts to preview them on.
-pub fn use_whatif(target: &WhatIfTarget) -> WhatIf {
-    let scope = target.scope();
+/// Reads the URL's edits for `target` and the facts to preview them on. Call it in the page
+/// component, outside its `Transition`: a resource created inside is created again (and its
+/// facts sent again) each time the server renders that part of the page.
+pub fn use_whatif(target: Signal<WhatIfTarget>) -> WhatIf {
+    let scope = target.with_untracked(|t| t.scope());
     let query = use_query_map();
     let parsed: Memo<Result<Edits, Vec<EditError>>> = Memo::new(move |_| {
         query.with(|q| parse_edits(scope, |k| q.get_all(k).unwrap_or_default()))
@@ -128,42 +130,38 @@ pub fn use_whatif(target: &WhatIfTarget) -> WhatIf {
             _ => None,
         })
     });
-    let facts_target = target.clone();
     let facts = Resource::new(
-        move || wanted.get(),
-        move |wanted: Option<String>| {
-            let target = facts_target.clone();
-            async move {
-                let Some(label_keys) = wanted else {
-                    return Ok(None);
-                };
-                let (node, daemonset, selector) = match target {
-                    WhatIfTarget::Node(n) => (n, String::new(), String::new()),
-                    WhatIfTarget::DaemonSet(k) => (String::new(), k, String::new()),
-                    WhatIfTarget::Matrix(s) => (String::new(), String::new(), s),
-                };
-                get_whatif_facts(node, daemonset, selector, label_keys)
-                    .await
-                    .map(Some)
-            }
+        move || (target.get(), wanted.get()),
+        move |(target, wanted): (WhatIfTarget, Option<String>)| async move {
+            let Some(label_keys) = wanted else {
+                return Ok(None);
+            };
+            let (node, daemonset, selector) = match target {
+                WhatIfTarget::Node(n) => (n, String::new(), String::new()),
+                WhatIfTarget::DaemonSet(k) => (String::new(), k, String::new()),
+                WhatIfTarget::Matrix(s) => (String::new(), String::new(), s),
+            };
+            get_whatif_facts(node, daemonset, selector, label_keys)
+                .await
+                .map(Some)
         },
     );
     WhatIf { parsed, facts }
 }
 
-/// The what-if section: form, banner, preview. `cordoned` offers uncordon instead of cordon;
-/// `whatif` is the page's state when it also uses it elsewhere (the matrix's cell marks).
+/// The what-if section: form, banner, preview, over the page's [`use_whatif`] state.
+/// `cordoned` offers uncordon instead of cordon.
 #[component]
 pub fn WhatIfSection(
     target: WhatIfTarget,
     #[prop(optional)] cordoned: bool,
-    #[prop(optional)] whatif: Option<WhatIf>,
+    whatif: WhatIf,
     #[prop(optional)] collapsible: bool,
 ) -> impl IntoView {
     let scope = target.scope();
     let path = target.path();
     let carried = target.carried();
-    let WhatIf { parsed, facts } = whatif.unwrap_or_else(|| use_whatif(&target));
+    let WhatIf { parsed, facts } = whatif;
     let form_path = path.clone();
     let result_path = path.clone();
     let intro = match target {
