@@ -8,6 +8,7 @@ pub mod matrix;
 pub mod node;
 pub mod pod;
 pub mod poll;
+pub mod whatif;
 
 use crate::domain::view::{EventRow, EventScope};
 use crate::server_fns::{get_events, DashboardError};

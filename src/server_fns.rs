@@ -16,11 +16,13 @@ pub mod error;
 pub mod events;
 pub mod history;
 pub mod pod;
+pub mod whatif;
 
 pub use error::{DashboardError, ObjectKind};
 pub use events::get_events;
 pub use history::get_revision_history;
 pub use pod::get_pod;
+pub use whatif::get_whatif_facts;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};
 use leptos::prelude::*;

@@ -28,6 +28,17 @@ struct Inner {
     denied: BTreeSet<String>,
 }
 
+/// Which nodes a what-if preview covers ([`Live::whatif_facts`]).
+#[derive(Debug, Clone, Copy)]
+pub enum WhatIfNodes<'a> {
+    /// One node by name (the node page).
+    One(&'a str),
+    /// The nodes a label selector matches (the matrix's selector filter).
+    Matching(&'a crate::domain::labels::LabelSelector),
+    /// Every node (the DaemonSet page).
+    All,
+}
+
 /// How a live client starts: the versions it missed, or a whole snapshot.
 #[derive(Debug)]
 pub enum Start {
@@ -397,6 +408,32 @@ impl Live {
             .state
             .revision_pods(daemonset)
             .map_err(|err| Self::why_missing(&inner, err))
+    }
+
+    /// The facts of a what-if preview: one node (`node`) or the nodes a selector matches, and
+    /// one DaemonSet or all; `NotFound` (or why it cannot be known) for a missing one.
+    pub fn whatif_facts(
+        &self,
+        nodes: WhatIfNodes<'_>,
+        daemonset: Option<&str>,
+    ) -> Result<crate::domain::whatif::WhatIfFacts, LookupError> {
+        let inner = self.lock();
+        let facts = match nodes {
+            WhatIfNodes::One(name) => {
+                if inner.state.node(name).is_none() {
+                    return Err(Self::why_missing(
+                        &inner,
+                        LookupError::NodeNotFound(name.to_string()),
+                    ));
+                }
+                inner.state.whatif_facts(|n| n.name == name, daemonset)
+            }
+            WhatIfNodes::Matching(selector) => inner
+                .state
+                .whatif_facts(|n| selector.matches(&n.labels), daemonset),
+            WhatIfNodes::All => inner.state.whatif_facts(|_| true, daemonset),
+        };
+        facts.map_err(|err| Self::why_missing(&inner, err))
     }
 
     /// Whether node `name` is known; an error says why it cannot be shown (the node page's

@@ -10,6 +10,7 @@ mod rows;
 mod view;
 
 use super::failed::DaemonSetFailed;
+use super::whatif::{use_whatif, WhatIfTarget};
 use crate::live_client::use_live_hub;
 use crate::server_fns::get_daemonset;
 use leptos::prelude::*;
@@ -31,6 +32,7 @@ pub fn DaemonSetPage() -> impl IntoView {
         })
     });
     let detail = Resource::new(move || key.get(), get_daemonset);
+    let whatif = use_whatif(Signal::derive(move || WhatIfTarget::DaemonSet(key.get())));
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the DaemonSet…"</p> }>
             {move || {
@@ -38,7 +40,7 @@ pub fn DaemonSetPage() -> impl IntoView {
                 Suspend::new(async move {
                     let k = key.get_untracked();
                     match detail.await {
-                        Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub/> }.into_any(),
+                        Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub whatif=whatif/> }.into_any(),
                         Err(e) => view! { <DaemonSetFailed key=k error=e hub=hub/> }.into_any(),
                     }
                 })

@@ -11,6 +11,7 @@ pub mod toolbar;
 pub mod window;
 
 use super::explainer::Explainer;
+use super::whatif::{use_whatif, WhatIf, WhatIfMarks, WhatIfSection, WhatIfTarget};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
@@ -68,6 +69,9 @@ pub fn MatrixPage() -> impl IntoView {
     let query_map = use_query_map();
     let parsed = Memo::new(move |_| query_map.with(|m| parse_query(|k| m.get(k))));
     let query = Memo::new(move |_| parsed.get().query);
+    let whatif = use_whatif(Signal::derive(move || {
+        WhatIfTarget::Matrix(query.with(|q| q.selector.clone()))
+    }));
     let hub_for_load = hub.clone();
     let matrix = Resource::new(
         move || query.get(),
@@ -82,7 +86,7 @@ pub fn MatrixPage() -> impl IntoView {
                     let notes = parsed.get_untracked().notes;
                     let q = query.get_untracked();
                     match matrix.await {
-                        Ok(v) => view! { <MatrixView window=v.window matched=v.selected query=q notes=notes hub=hub/> }.into_any(),
+                        Ok(v) => view! { <MatrixView window=v.window matched=v.selected query=q notes=notes hub=hub whatif=whatif/> }.into_any(),
                         Err(e) => {
                             view! {
                                 <TopBar cluster="unknown cluster" conn=hub.conn/>
@@ -107,6 +111,7 @@ fn MatrixView(
     query: MatrixQuery,
     notes: Vec<String>,
     hub: LiveHub,
+    whatif: WhatIf,
 ) -> impl IntoView {
     let model = MatrixModel::new(&window);
     let cluster = window.cluster.clone();
@@ -154,6 +159,9 @@ fn MatrixView(
         move || hub.counts.get().unwrap_or(initial_counts)
     });
     let selector = Selector::new(move || selected.get());
+    // What-if (`?taint=…` with the selector filter): the preview and the outlined cells.
+    let whatif_target = WhatIfTarget::Matrix(query.selector.clone());
+    provide_context(WhatIfMarks(whatif.marks()));
 
     // Escape closes the explanation and gives the focus back to the cell it explained.
     #[cfg(feature = "hydrate")]
@@ -186,6 +194,7 @@ fn MatrixView(
             <Notes notes=all_notes/>
             <Toolbar query=query.clone() model=model group_keys=group_keys group_by=group_by/>
             <Legend counts=counts/>
+            <WhatIfSection target=whatif_target whatif=whatif collapsible=true/>
             <MatrixTable model=model query=query.clone() selector=selector on_select=on_select/>
             <Pager query=query model=model/>
             <RolloutTable model=model/>

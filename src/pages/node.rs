@@ -3,6 +3,7 @@
 
 use super::explainer::Explainer;
 use super::failed::NodeFailed;
+use super::whatif::{use_whatif, WhatIf, WhatIfSection, WhatIfTarget};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
@@ -90,6 +91,7 @@ pub fn NodePage() -> impl IntoView {
     let hub = use_live_hub();
     let params = use_params_map();
     let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
+    let whatif = use_whatif(Signal::derive(move || WhatIfTarget::Node(name.get())));
     let hub_for_load = hub.clone();
     let detail = Resource::new(
         move || name.get(),
@@ -102,7 +104,7 @@ pub fn NodePage() -> impl IntoView {
                 Suspend::new(async move {
                     let n = name.get_untracked();
                     match detail.await {
-                        Ok(d) => view! { <NodeView detail=d hub=hub/> }.into_any(),
+                        Ok(d) => view! { <NodeView detail=d hub=hub whatif=whatif/> }.into_any(),
                         Err(e) => view! { <NodeFailed name=n error=e hub=hub/> }.into_any(),
                     }
                 })
@@ -112,7 +114,7 @@ pub fn NodePage() -> impl IntoView {
 }
 
 #[component]
-fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
+fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
     let name = detail.row.name.clone();
     let info = RwSignal::new(detail.row.clone());
     let make = |d: &NodeDetail| {
@@ -237,6 +239,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
+            <WhatIfSection target=WhatIfTarget::Node(name.clone()) cordoned=detail.row.unschedulable whatif=whatif/>
             <NodeLabels labels=labels/>
             <RecentEvents events=events/>
         </div>

@@ -123,6 +123,12 @@ impl CellState {
         )
     }
 
+    /// Whether a daemon pod is on the node in this state (every state but `missing` and
+    /// `excluded`). Why: a what-if preview asks whether a pod is there to stop or evict.
+    pub fn has_pod(self) -> bool {
+        !matches!(self, CellState::Missing | CellState::Excluded)
+    }
+
     /// The `data-state` name (the serde name), for HTML attributes and scripts.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -23,5 +23,6 @@ pub mod shell;
 pub mod testing;
 pub mod validation;
 pub mod view;
+pub mod whatif;
 
 pub use facts::*;

@@ -222,7 +222,7 @@ pub use fixes::{
     blockers, Blocker, Fix, FixAction, PatchEdit, NODE_SELECTOR_PATH, NODE_SELECTOR_TERMS_PATH,
     POD_SPEC_PATH, TOLERATIONS_PATH,
 };
-pub(crate) use toleration::render_toleration;
+pub(crate) use toleration::{effect_str, render_taint, render_toleration};
 
 #[cfg(test)]
 mod tests;

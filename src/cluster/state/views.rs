@@ -109,6 +109,50 @@ impl ClusterState {
         })
     }
 
+    /// The facts a what-if preview needs (`domain::whatif`): the nodes `keep_node` accepts,
+    /// the DaemonSet `only` (or every one), and which of their cells hold a pod now.
+    pub fn whatif_facts(
+        &self,
+        keep_node: impl Fn(&NodeFacts) -> bool,
+        only: Option<&str>,
+    ) -> Result<crate::domain::whatif::WhatIfFacts, crate::cluster::LookupError> {
+        if let Some(key) = only {
+            if !self.daemonsets.contains_key(key) {
+                return Err(crate::cluster::LookupError::DaemonSetNotFound(
+                    key.to_string(),
+                ));
+            }
+        }
+        let daemonsets: Vec<(String, crate::domain::TemplateFacts)> = self
+            .daemonsets
+            .iter()
+            .filter(|(key, _)| only.is_none_or(|k| k == key.as_str()))
+            .map(|(key, ds)| (key.clone(), ds.template.clone()))
+            .collect();
+        let nodes: Vec<NodeFacts> = self
+            .nodes
+            .values()
+            .filter(|n| keep_node(n))
+            .cloned()
+            .collect();
+        let mut pods: Vec<(String, String)> = nodes
+            .iter()
+            .flat_map(|n| {
+                daemonsets.iter().filter_map(|(key, _)| {
+                    self.cell(&n.name, key)
+                        .filter(|s| s.has_pod())
+                        .map(|_| (n.name.clone(), key.clone()))
+                })
+            })
+            .collect();
+        pods.sort_unstable();
+        Ok(crate::domain::whatif::WhatIfFacts {
+            nodes,
+            daemonsets,
+            pods,
+        })
+    }
+
     pub(super) fn row_of(&self, name: &str) -> crate::domain::view::NodeRow {
         let row = self.cells.get(name);
         let states = self

@@ -16,13 +16,19 @@ use crate::domain::view::{DaemonSetDetail, EventScope, StateCounts};
 use crate::live_client::state::Change;
 use crate::live_client::LiveHub;
 use crate::pages::explainer::Explainer;
+use crate::pages::whatif::{WhatIf, WhatIfSection, WhatIfTarget};
 use crate::server_fns::{get_daemonset, get_revision_history};
 use leptos::prelude::*;
 use std::sync::Arc;
 
 /// The loaded page; `key` is `namespace/name`.
 #[component]
-pub(super) fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) -> impl IntoView {
+pub(super) fn DaemonSetView(
+    detail: DaemonSetDetail,
+    key: String,
+    hub: LiveHub,
+    whatif: WhatIf,
+) -> impl IntoView {
     let column = RwSignal::new(detail.column.clone());
     let rows = RwSignal::new(progress_rows(&detail.nodes));
     let hidden = RwSignal::new(detail.nodes.len() - relevant(&detail.nodes).len());
@@ -322,6 +328,7 @@ pub(super) fn DaemonSetView(detail: DaemonSetDetail, key: String, hub: LiveHub) 
                 }}
             </section>
             <TolerationList tolerations=tolerations.into()/>
+            <WhatIfSection target=WhatIfTarget::DaemonSet(key.clone()) whatif=whatif/>
             <RevisionHistorySection history=history/>
             <RecentEvents events=events/>
         </div>

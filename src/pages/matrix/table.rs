@@ -150,6 +150,8 @@ pub fn MatrixTable(
     selector: Selector<Option<(String, String)>>,
     on_select: Callback<(String, String)>,
 ) -> impl IntoView {
+    // A what-if preview's outcomes, when the page previews one (`?taint=…`): outlined cells.
+    let marks = use_context::<crate::pages::whatif::WhatIfMarks>();
     let header = move || {
         model
             .columns
@@ -264,8 +266,12 @@ pub fn MatrixTable(
                                         let tab_index = Signal::derive(move || {
                                             if tab_stop.with(|s| *s == stop_me) { 0 } else { -1 }
                                         });
+                                        let mark_key = (r.name.clone(), key.clone());
+                                        let mark = move || {
+                                            marks.and_then(|m| m.0.with(|map| map.get(&mark_key).map(|o| o.slug())))
+                                        };
                                         view! {
-                                            <td>
+                                            <td data-whatif=mark>
                                                 <MatrixCell
                                                     tab_index=tab_index
                                                     node=r.name.clone()

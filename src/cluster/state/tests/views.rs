@@ -158,3 +158,39 @@ fn the_revision_history_gets_each_revisions_nodes_from_the_pods_hashes_f() {
         Err(crate::cluster::LookupError::DaemonSetNotFound(_))
     ));
 }
+
+#[test]
+fn whatif_facts_carry_the_chosen_nodes_and_daemonsets_and_which_cells_hold_a_pod() {
+    let s = cluster();
+    // Node page: one node, every DaemonSet; "a" runs log's pod (ready), "b" is still missing it.
+    let a = s.whatif_facts(|n| n.name == "a", None).unwrap_or_default();
+    assert_eq!(
+        a.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+        vec!["a"]
+    );
+    assert_eq!(a.daemonsets.len(), 2);
+    assert!(a
+        .pods
+        .contains(&("a".to_string(), "kube-system/log".to_string())));
+    let b = s.whatif_facts(|n| n.name == "b", None).unwrap_or_default();
+    assert!(!b
+        .pods
+        .contains(&("b".to_string(), "kube-system/log".to_string())));
+    // DaemonSet page: every node, one DaemonSet; an unknown one is an error, not empty facts.
+    let log = s
+        .whatif_facts(|_| true, Some("kube-system/log"))
+        .unwrap_or_default();
+    assert_eq!(log.nodes.len(), 3);
+    assert_eq!(
+        log.daemonsets
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        vec!["kube-system/log"]
+    );
+    assert!(s.whatif_facts(|_| true, Some("kube-system/nope")).is_err());
+    // The pods list is sorted: the preview looks cells up by binary search.
+    let mut sorted = log.pods.clone();
+    sorted.sort();
+    assert_eq!(sorted, log.pods);
+}
