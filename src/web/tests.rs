@@ -421,7 +421,10 @@ async fn pages_are_gzipped_when_asked_but_the_live_feed_never_is() {
     let response = get(app(synced()), "/", &[("accept-encoding", "gzip")]).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(
-        response.headers().get(header::CONTENT_ENCODING).map(|v| v.as_bytes()),
+        response
+            .headers()
+            .get(header::CONTENT_ENCODING)
+            .map(|v| v.as_bytes()),
         Some(&b"gzip"[..]),
         "the matrix page is compressed"
     );
