@@ -14,7 +14,7 @@ fn pace_of(s: &ClusterState) -> crate::domain::view::RolloutPace {
 
 #[test]
 fn a_rollout_is_sampled_on_the_store_clock_and_stalls_after_the_threshold_with_its_cause() {
-    let mut s = ClusterState::with_clock("test", Clock(|| PACE_NOW.load(Ordering::SeqCst)))
+    let mut s = ClusterState::with_clock("test", Clock::new(|| PACE_NOW.load(Ordering::SeqCst)))
         .with_stall_after(120);
     let mut not_ready = node("b");
     not_ready.ready = Some(false);
@@ -89,7 +89,7 @@ static FC_NOW: AtomicI64 = AtomicI64::new(NOW);
 #[test]
 fn a_failed_create_names_the_cause_of_a_stalled_rollout() {
     // §a.7: the node has no pod because its creation is rejected.
-    let mut s = ClusterState::with_clock("test", Clock(|| FC_NOW.load(Ordering::SeqCst)))
+    let mut s = ClusterState::with_clock("test", Clock::new(|| FC_NOW.load(Ordering::SeqCst)))
         .with_stall_after(60);
     s.replace(&Scope::Nodes, vec![Projection::Node(node("a"))]);
     s.replace(
@@ -130,7 +130,7 @@ static STALE_NOW: AtomicI64 = AtomicI64::new(NOW);
 #[test]
 fn while_a_watcher_is_down_time_alone_does_not_make_a_rollout_stalled() {
     // No event because the watch is lost is not "no progress": the pace is frozen instead.
-    let mut s = ClusterState::with_clock("test", Clock(|| STALE_NOW.load(Ordering::SeqCst)))
+    let mut s = ClusterState::with_clock("test", Clock::new(|| STALE_NOW.load(Ordering::SeqCst)))
         .with_stall_after(60);
     s.replace(&Scope::Nodes, vec![Projection::Node(node("a"))]);
     s.replace(
