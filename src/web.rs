@@ -127,8 +127,33 @@ pub fn router(state: AppState) -> Router {
         // gzip for HTML, JSON, CSS, JS and WASM when the browser asks: the matrix of a large
         // cluster is mostly repeated markup. tower-http's default predicate leaves
         // `text/event-stream` alone, so live deltas are never held back in a compressor.
-        .layer(tower_http::compression::CompressionLayer::new());
+        .layer({
+            use tower_http::compression::predicate::Predicate as _;
+            tower_http::compression::CompressionLayer::new().compress_when(
+                tower_http::compression::predicate::DefaultPredicate::new()
+                    .and(small_enough_to_compress),
+            )
+        });
     headers::secure(router).with_state(state)
+}
+
+/// The largest file worth compressing on every request (the release WASM is under 2 MiB).
+/// Why a bound: a debug build's WASM is over 100 MB, and gzipping that per page load in an
+/// unoptimised server takes longer than the browser would wait. Streamed pages have no
+/// length and are always compressed.
+const MAX_COMPRESSED_BYTES: u64 = 8 * 1024 * 1024;
+
+fn small_enough_to_compress(
+    _: axum::http::StatusCode,
+    _: axum::http::Version,
+    headers: &axum::http::HeaderMap,
+    _: &axum::http::Extensions,
+) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_none_or(|len| len <= MAX_COMPRESSED_BYTES)
 }
 
 /// Connects to the target. The demo handle (if any) must live as long as the server.

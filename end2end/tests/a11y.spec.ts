@@ -11,6 +11,7 @@ const PAGES: { name: string; path: string; open?: [string, string] }[] = [
   { name: "matrix-problems", path: "/?problems=1&group=none" },
   { name: "daemonset", path: "/ds/monitoring/node-exporter" },
   { name: "node", path: "/node/infra-1" },
+  { name: "whatif", path: "/node/gpu-1?taint=dedicated%3Dml%3ANoExecute" },
   { name: "pod", path: "/pod/kube-system/log-collector-rgts2" },
   { name: "not-found", path: "/ds/kube-system/no-such-daemonset" },
 ];

@@ -437,3 +437,28 @@ async fn pages_are_gzipped_when_asked_but_the_live_feed_never_is() {
     let plain = get(app(synced()), "/", &[]).await;
     assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
 }
+
+#[test]
+fn a_debug_sized_wasm_is_sent_as_is_while_release_sized_files_and_streamed_pages_are_gzipped() {
+    let with_length = |len: u64| {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, len.into());
+        small_enough_to_compress(
+            StatusCode::OK,
+            axum::http::Version::HTTP_11,
+            &headers,
+            &axum::http::Extensions::new(),
+        )
+    };
+    assert!(with_length(1_873_731), "a release WASM is compressed");
+    assert!(
+        !with_length(103_007_289),
+        "a debug WASM would take seconds to gzip"
+    );
+    assert!(small_enough_to_compress(
+        StatusCode::OK,
+        axum::http::Version::HTTP_11,
+        &axum::http::HeaderMap::new(),
+        &axum::http::Extensions::new(),
+    ));
+}
