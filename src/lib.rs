@@ -6,7 +6,7 @@
 //! The UI modules import downwards only (no cycle; `use crate::` lines say so):
 //!
 //! ```text
-//! web -> app -> pages -> { components, server_fns, live_client } -> domain
+//! web -> app -> pages -> { components, server_fns, live_client } -> views -> domain
 //!          (web also -> server_fns::context; components -> live_client for formatting
 //!           and the hub, and -> server_fns::DashboardError, the type their props carry)
 //! ```
@@ -29,6 +29,7 @@ pub mod components;
 pub mod live_client;
 pub mod pages;
 pub mod server_fns;
+pub mod views;
 
 /// The pure rules, from their own crate (`crates/domain`): also compiled to WASM.
 pub use daemonscope_domain as domain;

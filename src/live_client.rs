@@ -7,7 +7,8 @@
 //! the server too (so SSR and hydration render the same tree) but only connects in the
 //! browser (`feed`, hydrate builds).
 
-pub mod state;
+/// The live matrix a browser keeps (`crate::views::live_state`), under its old path.
+pub use crate::views::live_state as state;
 
 #[cfg(feature = "hydrate")]
 pub mod feed;

@@ -5,10 +5,11 @@
 //! a cell asks `explain_cell` and shows the answer in a side panel without leaving the page.
 
 pub mod model;
-pub mod query;
 pub mod table;
 pub mod toolbar;
-pub mod window;
+
+/// The view cutting shared with the server (`crate::views::matrix`), under its old path.
+pub use crate::views::matrix::{patch, query, window};
 
 use super::explainer::Explainer;
 use super::whatif::{use_whatif, WhatIf, WhatIfMarks, WhatIfSection, WhatIfTarget};

@@ -3,7 +3,6 @@
 //! Why its own module: the query comes from the address bar, i.e. from anyone. Garbage must
 //! fall back to a default with a note the page shows, never a panic or an empty page.
 
-use crate::components::state_look::{parse_state, state_name, ALL_STATES};
 use crate::domain::coverage::CellState;
 use crate::domain::labels::LabelSelector;
 use serde::{Deserialize, Serialize};
@@ -98,7 +97,7 @@ impl MatrixQuery {
             parts.push(format!("ds={}", encode(&self.columns)));
         }
         if let Some(s) = self.state {
-            parts.push(format!("state={}", state_name(s)));
+            parts.push(format!("state={}", s.as_str()));
         }
         if let Some(p) = self.problems {
             parts.push(format!("problems={}", u8::from(p)));
@@ -166,7 +165,7 @@ pub fn parse_query(get: impl Fn(&str) -> Option<String>) -> ParsedQuery {
         Some(s) => match parse_state(&s) {
             Some(state) => Some(state),
             None => {
-                let valid: Vec<&str> = ALL_STATES.iter().map(|s| state_name(*s)).collect();
+                let valid: Vec<&str> = CellState::ALL.iter().map(|s| s.as_str()).collect();
                 notes.push(format!(
                     "Unknown state filter \u{201c}{}\u{201d}; showing every state. Valid states: {}.",
                     shorten(&s),
@@ -324,6 +323,13 @@ fn encode(s: &str) -> String {
         }
     }
     out
+}
+
+/// Parses a state name (case-insensitive), for the `?state=` filter.
+fn parse_state(name: &str) -> Option<CellState> {
+    CellState::ALL
+        .into_iter()
+        .find(|s| s.as_str().eq_ignore_ascii_case(name.trim()))
 }
 
 #[cfg(test)]

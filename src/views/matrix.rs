@@ -1,0 +1,6 @@
+//! The coverage matrix's views: the query in the URL, the window it cuts, and the patches
+//! that keep a browser's window current.
+
+pub mod patch;
+pub mod query;
+pub mod window;
