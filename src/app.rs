@@ -37,13 +37,9 @@ pub fn App() -> impl IntoView {
     provide_context(hub.clone());
 
     // Effects run only in the browser: this flips once the WASM has hydrated the page
-    // (end-to-end tests wait for it), and opens the live feed.
+    // (end-to-end tests wait for it). Each page opens the live feed it needs (`hub.follow`).
     let hydrated = RwSignal::new(false);
-    Effect::new(move |_| {
-        hydrated.set(true);
-        #[cfg(feature = "hydrate")]
-        crate::live_client::feed::start(hub.clone());
-    });
+    Effect::new(move |_| hydrated.set(true));
 
     view! {
         <Stylesheet id="leptos" href="/pkg/daemonscope.css"/>

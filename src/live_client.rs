@@ -14,6 +14,7 @@ pub use crate::views::live_state as state;
 pub mod feed;
 
 use crate::domain::view::{LiveMessage, ResourceHealth, StateCounts};
+use crate::views::matrix::patch::ViewMessage;
 use leptos::prelude::*;
 use state::{ApplyError, Change, LiveState};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,11 +37,63 @@ pub enum ConnState {
 /// It must not call back into the hub (the state lock is held).
 pub type Subscriber = Arc<dyn Fn(&LiveState, &[Change]) + Send + Sync>;
 
+/// The matrix page's callback for its window's messages (`/api/view`).
+pub type ViewSink = Arc<dyn Fn(ViewMessage) + Send + Sync>;
+
+/// What the page on screen follows: a browser receives only what its page shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Feed {
+    /// `/api/view?…`: the matrix page's window, cut and patched on the server.
+    View(String),
+    /// `/api/live?…`: a scope of the matrix (one node's row, one DaemonSet's column) as
+    /// snapshot and deltas, kept in the hub's [`LiveState`].
+    Live(String),
+}
+
+impl Feed {
+    /// The matrix window for the query string `query` (with or without its `?`).
+    pub fn view(query: &str) -> Self {
+        Feed::View(format!("/api/view?{}", query.trim_start_matches('?')))
+    }
+
+    /// One node's row and every column summary.
+    pub fn node(name: &str) -> Self {
+        Feed::Live(format!("/api/live?node={}", encode(name)))
+    }
+
+    /// One DaemonSet's column and its cell on every node.
+    pub fn daemonset(key: &str) -> Self {
+        Feed::Live(format!("/api/live?ds={}", encode(key)))
+    }
+
+    /// Where the feed is served.
+    pub fn url(&self) -> &str {
+        match self {
+            Feed::View(url) | Feed::Live(url) => url,
+        }
+    }
+}
+
+/// Percent-encodes a query value (node names and DaemonSet keys are DNS names plus `/`, but
+/// the feed must not trust that).
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// The live matrix and its subscribers, provided as context by `App`.
 #[derive(Clone)]
 pub struct LiveHub {
     state: Arc<Mutex<LiveState>>,
     subscribers: Arc<Mutex<Vec<(u64, Subscriber)>>>,
+    view_sink: Arc<Mutex<Option<(u64, ViewSink)>>>,
     next_id: Arc<AtomicU64>,
     /// Connection state of the feed.
     pub conn: RwSignal<ConnState>,
@@ -60,6 +113,7 @@ impl LiveHub {
         Self {
             state: Arc::new(Mutex::new(LiveState::default())),
             subscribers: Arc::new(Mutex::new(Vec::new())),
+            view_sink: Arc::new(Mutex::new(None)),
             next_id: Arc::new(AtomicU64::new(1)),
             conn: RwSignal::new(ConnState::Idle),
             health: RwSignal::new(None),
@@ -82,6 +136,59 @@ impl LiveHub {
     pub fn unsubscribe(&self, id: u64) {
         if let Ok(mut subs) = self.subscribers.lock() {
             subs.retain(|(i, _)| *i != id);
+        }
+    }
+
+    /// Opens `feed` for the page on screen, in place of the one before (browser only: on the
+    /// server it does nothing, the page is rendered from server functions).
+    pub fn follow(&self, feed: Feed) {
+        #[cfg(feature = "hydrate")]
+        feed::follow(self.clone(), feed);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = feed;
+    }
+
+    /// Registers the matrix page's window callback (one at a time: the page on screen);
+    /// pair with [`LiveHub::clear_view_sink`] in `on_cleanup`.
+    pub fn set_view_sink(&self, sink: ViewSink) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut slot) = self.view_sink.lock() {
+            *slot = Some((id, sink));
+        }
+        id
+    }
+
+    /// Removes the callback registered as `id` (a newer page's stays).
+    pub fn clear_view_sink(&self, id: u64) {
+        if let Ok(mut slot) = self.view_sink.lock() {
+            if slot.as_ref().is_some_and(|(i, _)| *i == id) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// Applies one message of `/api/view`: the page-wide signals (health, cluster, version,
+    /// counts), then the page's window callback.
+    pub fn apply_view(&self, message: ViewMessage) {
+        match &message {
+            ViewMessage::Window(w) => {
+                self.cluster.set(Some(w.cluster.clone()));
+                self.health.set(Some(w.health.clone()));
+                self.counts.set(Some(w.state_counts));
+            }
+            ViewMessage::Patch(p) => {
+                if let Some(health) = &p.health {
+                    self.health.set(Some(health.clone()));
+                }
+                if let Some(figures) = &p.figures {
+                    self.counts.set(Some(figures.state_counts));
+                }
+            }
+        }
+        self.version.set(message.version());
+        let sink = self.view_sink.lock().ok().and_then(|s| s.clone());
+        if let Some((_, sink)) = sink {
+            sink(message);
         }
     }
 

@@ -16,6 +16,8 @@ pub mod error;
 pub mod events;
 pub mod history;
 pub mod pod;
+#[cfg(feature = "ssr")]
+pub mod views;
 pub mod whatif;
 
 pub use error::{DashboardError, ObjectKind};
@@ -24,7 +26,9 @@ pub use history::get_revision_history;
 pub use pod::get_pod;
 pub use whatif::get_whatif_facts;
 
-use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};
+use crate::domain::view::{CellExplanation, DaemonSetDetail};
+use crate::views::matrix::window::MatrixWindow;
+use crate::views::node::NodeDetail;
 use leptos::prelude::*;
 
 /// A DaemonSet key must be `namespace/name`; anything else is a malformed request.
@@ -38,12 +42,37 @@ fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
     }
 }
 
-/// The current coverage matrix; the page renders it on the server and hydrates from it.
-/// Its `health` says which resources are still listing, stale or denied.
-#[server(endpoint = "matrix")]
-pub async fn get_matrix() -> Result<MatrixSnapshot, DashboardError> {
-    Ok(context::live()?.snapshot())
+/// One window of the matrix for the query string `query` (`problems=1&group=…&page=2`, as
+/// the page's URL has it): the rows, group headers and figures the page shows, cut on the
+/// server, so a browser never downloads the whole matrix (150,000 cells at 5,000 nodes).
+#[server(endpoint = "matrix_window")]
+pub async fn get_matrix_window(query: String) -> Result<MatrixWindow, DashboardError> {
+    if query.len() > MAX_QUERY_STRING {
+        return Err(DashboardError::BadRequest {
+            detail: format!(
+                "matrix query string of {} bytes: at most {MAX_QUERY_STRING} are read",
+                query.len()
+            ),
+        });
+    }
+    let (live, views) = context::views()?;
+    let parsed = views::parse_query_string(&query);
+    Ok(views.window(&live, &parsed.query))
 }
+
+/// One node's row of the matrix with its columns' keys (the node page); `None` when the
+/// matrix has no such node. The page never downloads the whole matrix for it.
+#[server(endpoint = "node_detail")]
+pub async fn get_node_detail(name: String) -> Result<Option<NodeDetail>, DashboardError> {
+    let (_, views) = context::views()?;
+    Ok(views
+        .with_snapshot(|snapshot| crate::views::node::node_detail(snapshot, &name))
+        .flatten())
+}
+
+/// Longest matrix query string read (a selector of 1,024 characters, percent-encoded, plus
+/// the other filters).
+pub const MAX_QUERY_STRING: usize = 16 * 1024;
 
 /// Why one cell (node × `namespace/name`) is what it is.
 #[server(endpoint = "explain_cell")]
@@ -68,27 +97,6 @@ pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, Dashboa
 #[server(endpoint = "node_rules")]
 pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, DashboardError> {
     Ok(context::live()?.deciding_rules(&name)?)
-}
-
-/// The names of the nodes a Kubernetes label selector matches (full syntax: `=`, `!=`, `in`,
-/// `notin`, exists, `!key`), parsed by the same code the placement rules use. The matrix's
-/// selector filter asks it, since only the server keeps every label of every node.
-#[server(endpoint = "select_nodes")]
-pub async fn select_nodes(selector: String) -> Result<Vec<String>, DashboardError> {
-    if selector.len() > 4096 {
-        return Err(DashboardError::BadRequest {
-            detail: format!(
-                "label selector of {} bytes: at most 4096 are read",
-                selector.len()
-            ),
-        });
-    }
-    let parsed = crate::domain::labels::LabelSelector::parse(&selector).map_err(|err| {
-        DashboardError::BadRequest {
-            detail: format!("label selector: {err}"),
-        }
-    })?;
-    Ok(context::live()?.nodes_matching(&parsed))
 }
 
 /// Every label of one node, sorted by key; `NotFound` when the node is not known. The node

@@ -8,3 +8,5 @@
 
 pub mod live_state;
 pub mod matrix;
+pub mod node;
+pub mod scope;

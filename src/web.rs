@@ -9,11 +9,13 @@ pub mod headers;
 pub mod limits;
 pub mod live;
 pub mod probes;
+pub mod view;
 
 use crate::cluster::connect::{self, Connection};
 use crate::cluster::state::ClusterState;
 use crate::cluster::{watch, ConnectError, Live, Reader};
 use crate::server_fns::context::ServerContext;
+use crate::server_fns::views::MatrixCache;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
@@ -64,6 +66,8 @@ pub struct AppState {
     pub live: Arc<Live>,
     /// On-demand single-object reads; None when the state has no API server behind it.
     pub reader: Option<Reader>,
+    /// The matrix every browser's window is cut from (`/api/view`, the matrix page).
+    pub views: Arc<MatrixCache>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -84,6 +88,7 @@ impl AppState {
             .build();
         Self {
             leptos_options,
+            views: MatrixCache::start(&live),
             live,
             reader: None,
         }
@@ -103,13 +108,18 @@ pub fn router(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     // What the server functions and the server-side render read; `web` provides it, they
     // never name `web` (no import cycle).
-    let context = ServerContext::new(state.live.clone(), state.reader.clone());
+    let context = ServerContext::new(
+        state.live.clone(),
+        state.reader.clone(),
+        state.views.clone(),
+    );
     let fallback_context = context.clone();
     let router = Router::new()
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
         .route("/metrics", get(probes::metrics))
         .route("/api/live", get(live::live_feed))
+        .route("/api/view", get(view::view_feed))
         .leptos_routes_with_context(
             &state,
             routes,
@@ -306,3 +316,5 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
 mod tests;
 #[cfg(test)]
 mod tests_limits;
+#[cfg(test)]
+mod tests_view;

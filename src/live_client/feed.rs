@@ -1,22 +1,23 @@
-//! The EventSource connection to `/api/live` (browser only).
+//! The EventSource connection to the feed the page on screen follows (browser only): its
+//! window (`/api/view`) or its part of the matrix (`/api/live?node=` / `?ds=`).
 //!
 //! Why hand-rolled on web-sys: EventSource already resumes with `Last-Event-ID` after a
-//! network error; this module adds what it lacks: a reconnect with backoff when the browser
-//! gives up (readyState CLOSED), and the "stale since" clock for the banner.
+//! network error; this module adds what it lacks: one connection per page load that moves
+//! when the page does, a reconnect with backoff when the browser gives up (readyState
+//! CLOSED), and the "stale since" clock for the banner.
 
-use super::{ConnState, LiveHub};
+use super::{ConnState, Feed, LiveHub};
 use crate::domain::view::LiveMessage;
+use crate::views::matrix::patch::ViewMessage;
 use leptos::prelude::{GetUntracked, Set};
 use std::cell::RefCell;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use web_sys::{EventSource, MessageEvent};
 
-/// Where the server publishes the feed.
-pub const LIVE_URL: &str = "/api/live";
-
 /// The open connection and the callbacks it needs kept alive.
 struct Connection {
+    feed: Feed,
     source: EventSource,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
@@ -32,11 +33,12 @@ fn now_seconds() -> i64 {
     (js_sys::Date::now() / 1000.0) as i64
 }
 
-/// Opens the feed once per page load; later calls do nothing.
-pub fn start(hub: LiveHub) {
-    let running = CURRENT.with(|c| c.borrow().is_some());
-    if !running {
-        connect(hub, 0);
+/// Follows `feed`: keeps the open connection when it already is that feed, else closes it
+/// and opens `feed`.
+pub fn follow(hub: LiveHub, feed: Feed) {
+    let same = CURRENT.with(|c| c.borrow().as_ref().is_some_and(|conn| conn.feed == feed));
+    if !same {
+        connect(hub, feed, 0);
     }
 }
 
@@ -48,13 +50,14 @@ fn mark_lost(hub: &LiveHub) {
     }
 }
 
-fn connect(hub: LiveHub, attempt: u32) {
-    let source = match EventSource::new(LIVE_URL) {
+fn connect(hub: LiveHub, feed: Feed, attempt: u32) {
+    let url = feed.url().to_string();
+    let source = match EventSource::new(&url) {
         Ok(s) => s,
         Err(e) => {
-            leptos::logging::warn!("cannot open {LIVE_URL}: {e:?}");
+            leptos::logging::warn!("cannot open {url}: {e:?}");
             mark_lost(&hub);
-            retry(hub, attempt);
+            retry(hub, feed, attempt);
             return;
         }
     };
@@ -63,24 +66,32 @@ fn connect(hub: LiveHub, attempt: u32) {
     }
 
     let h = hub.clone();
+    let is_view = matches!(feed, Feed::View(_));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let Some(text) = ev.data().as_string() else {
             return;
         };
-        match serde_json::from_str::<LiveMessage>(&text) {
-            Ok(msg) => {
-                if let Err(e) = h.apply(msg) {
-                    leptos::logging::warn!("live feed: {e}");
-                }
+        let applied = if is_view {
+            serde_json::from_str::<ViewMessage>(&text)
+                .map_err(|e| format!("message is not a ViewMessage: {e}"))
+                .map(|msg| h.apply_view(msg))
+        } else {
+            serde_json::from_str::<LiveMessage>(&text)
+                .map_err(|e| format!("message is not a LiveMessage: {e}"))
+                .and_then(|msg| h.apply(msg).map_err(|e| e.to_string()))
+        };
+        match applied {
+            Ok(()) => {
                 if h.conn.get_untracked() != ConnState::Live {
                     h.conn.set(ConnState::Live);
                 }
             }
-            Err(e) => leptos::logging::warn!("live feed: message is not a LiveMessage: {e}"),
+            Err(e) => leptos::logging::warn!("live feed: {e}"),
         }
     });
 
     let h = hub.clone();
+    let reconnect_feed = feed.clone();
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_ev: web_sys::Event| {
         mark_lost(&h);
         let closed = CURRENT.with(|c| {
@@ -89,9 +100,20 @@ fn connect(hub: LiveHub, attempt: u32) {
                 .is_some_and(|conn| conn.source.ready_state() == EventSource::CLOSED)
         });
         if closed {
-            // The browser gave up (e.g. an HTTP error status): reconnect ourselves.
+            // The browser gave up (e.g. an HTTP error status): reconnect ourselves, unless
+            // the page moved to another feed meanwhile.
             let h2 = h.clone();
-            leptos::prelude::set_timeout(move || connect(h2, attempt + 1), backoff(attempt));
+            let again = reconnect_feed.clone();
+            leptos::prelude::set_timeout(
+                move || {
+                    let still = CURRENT
+                        .with(|c| c.borrow().as_ref().is_some_and(|conn| conn.feed == again));
+                    if still {
+                        connect(h2, again, attempt + 1);
+                    }
+                },
+                backoff(attempt),
+            );
         }
     });
 
@@ -103,6 +125,7 @@ fn connect(hub: LiveHub, attempt: u32) {
 
     let old = CURRENT.with(|c| {
         c.borrow_mut().replace(Connection {
+            feed,
             source,
             _on_message: on_message,
             _on_error: on_error,
@@ -114,8 +137,8 @@ fn connect(hub: LiveHub, attempt: u32) {
     }
 }
 
-fn retry(hub: LiveHub, attempt: u32) {
-    leptos::prelude::set_timeout(move || connect(hub, attempt + 1), backoff(attempt));
+fn retry(hub: LiveHub, feed: Feed, attempt: u32) {
+    leptos::prelude::set_timeout(move || connect(hub, feed, attempt + 1), backoff(attempt));
 }
 
 /// 1 s, 2 s, 4 s … capped at 15 s.

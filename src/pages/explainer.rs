@@ -7,6 +7,7 @@
 use crate::components::explanation::PanelState;
 use crate::live_client::state::{Change, LiveState};
 use crate::server_fns::explain_cell;
+use crate::views::matrix::patch::ViewMessage;
 use leptos::prelude::*;
 
 /// The selection and panel state of one page.
@@ -90,6 +91,23 @@ impl Explainer {
             Change::Reset | Change::Structure => true,
             Change::Column { .. } | Change::Health => false,
         });
+        if touched {
+            self.fetch(node, ds, false);
+        }
+    }
+}
+
+impl Explainer {
+    /// Re-asks the server when a window message (`/api/view`) brought the selected node's
+    /// row anew (a cell or a badge of it changed) or replaced the window.
+    pub fn refresh_if_in_view(&self, message: &ViewMessage) {
+        let Some((node, ds)) = self.selected.try_get_untracked().flatten() else {
+            return;
+        };
+        let touched = match message {
+            ViewMessage::Window(_) => true,
+            ViewMessage::Patch(p) => p.rows.iter().any(|r| r.name == node),
+        };
         if touched {
             self.fetch(node, ds, false);
         }

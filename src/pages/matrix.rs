@@ -1,7 +1,8 @@
 //! The coverage matrix page (`/`): node × DaemonSet, one page of rows at a time, live.
 //!
-//! Data: `get_matrix` through a Resource (server-rendered, then hydrated), cut to the window
-//! the query asks for; afterwards the live hub's copy (same cut) keeps it current. A click on
+//! Data: `get_matrix_window` through a Resource (server-rendered, then hydrated): the server
+//! cuts the window the query asks for; afterwards `/api/view` patches it (the server cuts it
+//! again on every change and sends the difference), so the browser never holds the matrix. A click on
 //! a cell asks `explain_cell` and shows the answer in a side panel without leaving the page.
 
 pub mod model;
@@ -17,50 +18,30 @@ use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
 use crate::components::rollout_gauge::RolloutGauge;
-use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::{get_matrix, select_nodes, DashboardError};
+use crate::live_client::{use_live_hub, Feed, LiveHub};
+use crate::server_fns::{get_matrix_window, DashboardError};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use model::MatrixModel;
-use query::{parse_query, MatrixQuery, RowSort};
-use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use patch::ViewMessage;
+use query::{parse_query, MatrixQuery};
 use std::sync::Arc;
 use table::MatrixTable;
 use toolbar::{Glance, Notes, Pager, Toolbar};
-use window::{cut_window_with, MatrixWindow};
+use window::MatrixWindow;
 
-/// A loaded view: the window, and the nodes the label selector matched (None: no selector),
-/// kept so live updates cut the same view.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadedView {
-    window: MatrixWindow,
-    selected: Option<Vec<String>>,
+/// Loads the window for `query`, cut on the server (which alone keeps every node and every
+/// label): a browser never downloads the whole matrix, only the rows its page shows.
+async fn load_window(query: MatrixQuery) -> Result<MatrixWindow, DashboardError> {
+    get_matrix_window(query_string(&query)).await
 }
 
-/// Loads the window for `query`: from the live copy when the feed has delivered one (no
-/// round trip, and no 150,000-cell download on every page change), else from the server.
-/// A label selector is matched on the server, which alone keeps every label.
-async fn load_window(hub: LiveHub, query: MatrixQuery) -> Result<LoadedView, DashboardError> {
-    let selected = if query.selector.is_empty() {
-        None
-    } else {
-        Some(select_nodes(query.selector.clone()).await?)
-    };
-    let set: Option<HashSet<String>> = selected.as_ref().map(|v| v.iter().cloned().collect());
-    if let Some(window) = hub
-        .with_state(|s| {
-            s.snapshot()
-                .map(|snap| cut_window_with(snap, &query, set.as_ref()))
-        })
-        .flatten()
-    {
-        return Ok(LoadedView { window, selected });
-    }
-    let window = get_matrix()
-        .await
-        .map(|m| cut_window_with(&m, &query, set.as_ref()))?;
-    Ok(LoadedView { window, selected })
+/// The query string (without `?`) that names `query`'s window to the server.
+fn query_string(query: &MatrixQuery) -> String {
+    query
+        .href_for_page(query.page)
+        .trim_start_matches('?')
+        .to_string()
 }
 
 /// The coverage matrix, node × DaemonSet.
@@ -73,11 +54,7 @@ pub fn MatrixPage() -> impl IntoView {
     let whatif = use_whatif(Signal::derive(move || {
         WhatIfTarget::Matrix(query.with(|q| q.selector.clone()))
     }));
-    let hub_for_load = hub.clone();
-    let matrix = Resource::new(
-        move || query.get(),
-        move |q| load_window(hub_for_load.clone(), q),
-    );
+    let matrix = Resource::new(move || query.get(), load_window);
 
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the coverage matrix…"</p> }>
@@ -87,7 +64,7 @@ pub fn MatrixPage() -> impl IntoView {
                     let notes = parsed.get_untracked().notes;
                     let q = query.get_untracked();
                     match matrix.await {
-                        Ok(v) => view! { <MatrixView window=v.window matched=v.selected query=q notes=notes hub=hub whatif=whatif/> }.into_any(),
+                        Ok(window) => view! { <MatrixView window=window query=q notes=notes hub=hub whatif=whatif/> }.into_any(),
                         Err(e) => {
                             view! {
                                 <TopBar cluster="unknown cluster" conn=hub.conn/>
@@ -108,7 +85,6 @@ pub fn MatrixPage() -> impl IntoView {
 #[component]
 fn MatrixView(
     window: MatrixWindow,
-    matched: Option<Vec<String>>,
     query: MatrixQuery,
     notes: Vec<String>,
     hub: LiveHub,
@@ -126,30 +102,36 @@ fn MatrixView(
     let on_select = explainer.on_select();
     let on_close = explainer.on_close();
 
-    // Live updates: project the hub's changes onto this window's signals. A view that
-    // filters, sorts or groups by cell states is cut again on every change of a cell.
-    let sub_query = query.clone();
-    let by_cells = query.state.is_some()
-        || !query.columns.is_empty()
-        || window.problems_only
-        || query.sort == RowSort::Problems
-        || window.group_by.is_some();
-    let matched: Option<Arc<HashSet<String>>> =
-        matched.map(|names| Arc::new(names.into_iter().collect()));
+    // Live updates: the server cuts this window again when the matrix changes and sends what
+    // changed in it (`/api/view`); the model sets only the signals whose value changed.
     let group_keys = window.group_keys.clone();
     let group_by = window.group_by.clone();
-    let sub_id = hub.subscribe(Arc::new(move |state, changes| {
-        let q = sub_query.clone();
-        let matched = matched.clone();
-        model.apply_changes(state, changes, by_cells, move |s| {
-            s.snapshot()
-                .map(|snap| cut_window_with(snap, &q, matched.as_deref()))
-        });
-        // Keep an open explanation current when its cell changes.
-        explainer.refresh_if_touched(state, changes);
+    let wanted = query_string(&query);
+    let held = StoredValue::new(Some(window.clone()));
+    let sink_query = wanted.clone();
+    let sink_id = hub.set_view_sink(Arc::new(move |message: ViewMessage| {
+        explainer.refresh_if_in_view(&message);
+        let outcome =
+            held.try_update_value(|held| patch::apply(held, message).map(|()| held.clone()));
+        match outcome {
+            Some(Ok(Some(w))) => model.reconcile(&w),
+            Some(Ok(None)) | None => {}
+            Some(Err(err)) => {
+                // The window no longer lines up with the server's: ask for it whole.
+                leptos::logging::warn!("matrix view: {err}; reloading the window");
+                let q = sink_query.clone();
+                leptos::task::spawn_local(async move {
+                    if let Ok(w) = get_matrix_window(q).await {
+                        held.try_set_value(Some(w.clone()));
+                        model.reconcile(&w);
+                    }
+                });
+            }
+        }
     }));
+    hub.follow(Feed::view(&wanted));
     let hub_cleanup = hub.clone();
-    on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
+    on_cleanup(move || hub_cleanup.clear_view_sink(sink_id));
 
     let health = Signal::derive({
         let hub = hub.clone();

@@ -12,50 +12,22 @@ use crate::components::node_badges::NodeBadges;
 use crate::components::node_labels::NodeLabels;
 use crate::components::state_look::state_label;
 use crate::domain::coverage::CellState;
-use crate::domain::view::{EventScope, MatrixSnapshot, NodeRow, ResourceHealth};
+use crate::domain::view::EventScope;
 use crate::live_client::state::Change;
-use crate::live_client::{use_live_hub, LiveHub};
-use crate::server_fns::{get_matrix, get_node_labels, get_node_rules, DashboardError, ObjectKind};
+use crate::live_client::{use_live_hub, Feed, LiveHub};
+use crate::server_fns::{
+    get_node_detail, get_node_labels, get_node_rules, DashboardError, ObjectKind,
+};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// One node's row of the matrix with the DaemonSet keys its cells belong to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NodeDetail {
-    /// Cluster and context (header).
-    pub cluster: String,
-    /// The node's row.
-    pub row: NodeRow,
-    /// `namespace/name` of each cell's DaemonSet, aligned with `row.cells`.
-    pub daemonsets: Vec<String>,
-    /// Resource health (banner).
-    pub health: Vec<ResourceHealth>,
-}
+pub use crate::views::node::{node_detail, NodeDetail};
 
-/// Cuts one node's detail out of a snapshot; `None` if the node is not there.
-pub fn node_detail(snapshot: &MatrixSnapshot, name: &str) -> Option<NodeDetail> {
-    let row = snapshot.nodes.iter().find(|r| r.name == name)?;
-    Some(NodeDetail {
-        cluster: snapshot.cluster.clone(),
-        row: row.clone(),
-        daemonsets: snapshot.daemonsets.iter().map(|d| d.key.clone()).collect(),
-        health: snapshot.health.clone(),
-    })
-}
-
-/// The node's detail from the live hub, else from the server; `NotFound` when the matrix has
+/// The node's row from the server (never the whole matrix); `NotFound` when the matrix has
 /// no such node.
-async fn load_detail(hub: LiveHub, name: String) -> Result<NodeDetail, DashboardError> {
-    let found = match hub
-        .with_state(|s| s.snapshot().map(|snap| node_detail(snap, &name)))
-        .flatten()
-    {
-        Some(found) => found,
-        None => node_detail(&get_matrix().await?, &name),
-    };
-    if let Some(found) = found {
+async fn load_detail(name: String) -> Result<NodeDetail, DashboardError> {
+    if let Some(found) = get_node_detail(name.clone()).await? {
         return Ok(found);
     }
     // Not in the matrix: the server knows whether that proves it absent, or whether the node
@@ -92,11 +64,7 @@ pub fn NodePage() -> impl IntoView {
     let params = use_params_map();
     let name = Memo::new(move |_| params.with(|p| p.get("name").unwrap_or_default()));
     let whatif = use_whatif(Signal::derive(move || WhatIfTarget::Node(name.get())));
-    let hub_for_load = hub.clone();
-    let detail = Resource::new(
-        move || name.get(),
-        move |n| load_detail(hub_for_load.clone(), n),
-    );
+    let detail = Resource::new(move || name.get(), load_detail);
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the node…"</p> }>
             {move || {
@@ -129,6 +97,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
     let events_tick = RwSignal::new(0u64);
     let rules_tick = RwSignal::new(0u64);
 
+    hub.follow(Feed::node(&name));
     let sub_name = name.clone();
     let sub_id = hub.subscribe(Arc::new(move |state, changes| {
         let Some(snap) = state.snapshot() else {
@@ -258,30 +227,4 @@ fn deciding_rule_of(
         .into_iter()
         .find(|(key, _)| key == daemonset)
         .map(|(_, line)| line)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_detail_is_the_row_of_that_node_with_its_column_keys() {
-        let snap = MatrixSnapshot {
-            version: 1,
-            cluster: "demo".into(),
-            daemonsets: vec![],
-            nodes: vec![NodeRow {
-                name: "n1".into(),
-                ready: None,
-                unschedulable: true,
-                taints: vec![],
-                labels: vec![],
-                cells: vec![],
-            }],
-            health: vec![],
-        };
-        let d = node_detail(&snap, "n1").unwrap();
-        assert!(d.row.unschedulable);
-        assert!(node_detail(&snap, "nope").is_none());
-    }
 }

@@ -11,7 +11,7 @@ use crate::components::banner::TopBar;
 use crate::components::events::RecentEvents;
 use crate::components::pod::{ContainerTable, PodConditions, PodFacts};
 use crate::domain::view::{EventScope, PodDetail};
-use crate::live_client::{use_live_hub, LiveHub};
+use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::get_pod;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -53,6 +53,10 @@ pub fn PodPage() -> impl IntoView {
 
 #[component]
 fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
+    // The header's cluster name and live mark come from the pod's node's feed.
+    if let Some(node) = &pod.node {
+        hub.follow(Feed::node(node));
+    }
     let cluster = Signal::derive({
         let hub = hub.clone();
         move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())

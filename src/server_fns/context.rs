@@ -5,6 +5,7 @@
 //! modules form no cycle (`web` -> `app` -> `pages` -> `server_fns` stops here).
 
 use super::error::DashboardError;
+use super::views::MatrixCache;
 use crate::cluster::{Live, ReadError, Reader};
 use leptos::prelude::use_context;
 use std::sync::Arc;
@@ -17,12 +18,18 @@ pub struct ServerContext {
     /// On-demand reads (a pod in full, revision templates); None where no API server is
     /// behind the state (unit tests that fill the store by hand).
     pub reader: Option<Reader>,
+    /// The matrix the windows are cut from ([`super::views`]).
+    pub views: Arc<MatrixCache>,
 }
 
 impl ServerContext {
-    /// The context for a server showing `live`.
-    pub fn new(live: Arc<Live>, reader: Option<Reader>) -> Self {
-        Self { live, reader }
+    /// The context for a server showing `live`, its windows cut from `views`.
+    pub fn new(live: Arc<Live>, reader: Option<Reader>, views: Arc<MatrixCache>) -> Self {
+        Self {
+            live,
+            reader,
+            views,
+        }
     }
 }
 
@@ -31,6 +38,15 @@ impl ServerContext {
 pub(crate) fn live() -> Result<Arc<Live>, DashboardError> {
     use_context::<ServerContext>()
         .map(|ctx| ctx.live)
+        .ok_or_else(|| DashboardError::ClusterUnavailable {
+            detail: "the dashboard's cluster state is not available".to_string(),
+        })
+}
+
+/// The live state and the matrix cache, for cutting a window.
+pub(crate) fn views() -> Result<(Arc<Live>, Arc<MatrixCache>), DashboardError> {
+    use_context::<ServerContext>()
+        .map(|ctx| (ctx.live, ctx.views))
         .ok_or_else(|| DashboardError::ClusterUnavailable {
             detail: "the dashboard's cluster state is not available".to_string(),
         })

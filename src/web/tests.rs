@@ -5,7 +5,7 @@ use super::*;
 use crate::cluster::projection::{Projection, RevisionFacts};
 use crate::cluster::state::Scope;
 use crate::domain::testing::{self, node, PodExt};
-use crate::domain::view::{LiveMessage, MatrixSnapshot};
+use crate::domain::view::LiveMessage;
 use crate::domain::{DaemonSetFacts, PodFacts};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
@@ -65,7 +65,11 @@ pub(super) fn app(live: Arc<Live>) -> Router {
     ))
 }
 
-async fn get(app: Router, uri: &str, headers: &[(&str, &str)]) -> axum::response::Response {
+pub(super) async fn get(
+    app: Router,
+    uri: &str,
+    headers: &[(&str, &str)],
+) -> axum::response::Response {
     let mut request = Request::get(uri);
     for (k, v) in headers {
         request = request.header(*k, *v);
@@ -85,6 +89,14 @@ pub(super) async fn text(response: axum::response::Response) -> String {
 
 /// Reads SSE frames until `n` events (blocks separated by a blank line) have arrived.
 async fn sse_events(response: axum::response::Response, n: usize) -> Vec<(String, LiveMessage)> {
+    sse_messages(response, n).await
+}
+
+/// The first `n` SSE events of `response` as (id, message).
+pub(super) async fn sse_messages<T: serde::de::DeserializeOwned + std::fmt::Debug>(
+    response: axum::response::Response,
+    n: usize,
+) -> Vec<(String, T)> {
     let mut stream = response.into_body().into_data_stream();
     let mut buffer = String::new();
     let mut events = Vec::new();
@@ -106,7 +118,7 @@ async fn sse_events(response: axum::response::Response, n: usize) -> Vec<(String
                 .map(str::trim_start)
                 .collect();
             if let Some(id) = id {
-                let message: LiveMessage = serde_json::from_str(&data).expect("a LiveMessage");
+                let message: T = serde_json::from_str(&data).expect("a feed message");
                 events.push((id, message));
             }
         }
@@ -367,22 +379,6 @@ async fn query_string_garbage_gets_a_clear_400() {
     .await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     assert!(text(response).await.contains("Last-Event-ID"));
-}
-
-#[tokio::test]
-async fn get_matrix_is_served_from_the_live_state() {
-    use leptos::server_fn::ServerFn;
-    let path = <crate::server_fns::GetMatrix as ServerFn>::PATH;
-    let request = Request::post(path)
-        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(Body::empty())
-        .expect("a valid request");
-    let response = app(synced()).oneshot(request).await.expect("infallible");
-    assert_eq!(response.status(), StatusCode::OK);
-    let snapshot: MatrixSnapshot =
-        serde_json::from_str(&text(response).await).expect("a MatrixSnapshot");
-    assert_eq!(snapshot.cluster, "test-cluster");
-    assert_eq!(snapshot.daemonsets.len(), 1);
 }
 
 #[tokio::test]

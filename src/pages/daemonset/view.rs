@@ -14,7 +14,7 @@ use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
 use crate::domain::view::{DaemonSetDetail, EventScope, StateCounts};
 use crate::live_client::state::Change;
-use crate::live_client::LiveHub;
+use crate::live_client::{Feed, LiveHub};
 use crate::pages::explainer::Explainer;
 use crate::pages::whatif::{WhatIf, WhatIfSection, WhatIfTarget};
 use crate::server_fns::{get_daemonset, get_revision_history};
@@ -80,6 +80,7 @@ pub(super) fn DaemonSetView(
         });
     });
 
+    hub.follow(Feed::daemonset(&key));
     let sub_key = key.clone();
     let sub_id = hub.subscribe(Arc::new(move |state, changes| {
         let Some(snap) = state.snapshot() else {

@@ -7,7 +7,6 @@
 use super::window::{GroupHeader, MatrixWindow};
 use crate::domain::coverage::CellState;
 use crate::domain::view::{DaemonSetColumn, NodeRow};
-use crate::live_client::state::{Change, LiveState};
 use leptos::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -206,79 +205,6 @@ impl MatrixModel {
             self.rows.set(new_rows);
         }
     }
-
-    /// Applies the live changes of one message. `recut` cuts this view's window from the
-    /// live matrix: on structural changes, and on any cell or row change when `by_cells` (the
-    /// view filters, sorts or groups by cell states, so a changed cell can move a row in or out
-    /// or change a group's counts).
-    pub fn apply_changes(
-        &self,
-        state: &LiveState,
-        changes: &[Change],
-        by_cells: bool,
-        recut: impl Fn(&LiveState) -> Option<MatrixWindow>,
-    ) {
-        if changes.iter().any(|c| match c {
-            Change::Reset | Change::Structure => true,
-            Change::Cell { .. } | Change::Row { .. } => by_cells,
-            Change::Column { .. } | Change::Health => false,
-        }) {
-            if let Some(w) = recut(state) {
-                self.reconcile(&w);
-            }
-            return;
-        }
-        let Some(snap) = state.snapshot() else {
-            return;
-        };
-        for change in changes {
-            match change {
-                Change::Cell {
-                    node,
-                    column,
-                    state: cell,
-                } => {
-                    let Some(key) = snap.daemonsets.get(*column).map(|d| &d.key) else {
-                        continue;
-                    };
-                    self.lookup.with_value(|lookup| {
-                        // By key: a view showing some columns only holds them at other indexes.
-                        if let Some((_, sig)) = lookup.get(node).and_then(|r| {
-                            r.cells
-                                .get(*column)
-                                .filter(|(k, _)| k == key)
-                                .or_else(|| r.cells.iter().find(|(k, _)| k == key))
-                        }) {
-                            sig.set(*cell);
-                        }
-                    });
-                }
-                Change::Row { node } => {
-                    if let Some(row) = state.row(node) {
-                        self.lookup.with_value(|lookup| {
-                            if let Some(rm) = lookup.get(node) {
-                                update_row(rm, row);
-                            }
-                        });
-                    }
-                }
-                Change::Column { index } => {
-                    if let Some(c) = snap.daemonsets.get(*index) {
-                        self.columns.with_untracked(|cs| {
-                            if let Some(cm) = cs
-                                .get(*index)
-                                .filter(|cm| cm.key == c.key)
-                                .or_else(|| cs.iter().find(|cm| cm.key == c.key))
-                            {
-                                cm.col.set(c.clone());
-                            }
-                        });
-                    }
-                }
-                Change::Reset | Change::Structure | Change::Health => {}
-            }
-        }
-    }
 }
 
 fn update_row(rm: &RowModel, r: &NodeRow) {
@@ -295,7 +221,7 @@ fn update_row(rm: &RowModel, r: &NodeRow) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::view::{LiveMessage, MatrixSnapshot};
+    use crate::domain::view::MatrixSnapshot;
     use crate::pages::matrix::query::MatrixQuery;
     use crate::pages::matrix::window::cut_window;
     use CellState::*;
@@ -314,12 +240,6 @@ mod tests {
         }
     }
 
-    fn live() -> LiveState {
-        let mut s = LiveState::default();
-        s.apply(LiveMessage::Snapshot(snapshot())).unwrap();
-        s
-    }
-
     fn state_of(model: &MatrixModel, node: &str, col: usize) -> CellState {
         model
             .lookup
@@ -327,28 +247,17 @@ mod tests {
     }
 
     #[test]
-    fn a_cell_delta_sets_only_that_cells_signal_and_keeps_the_rows() {
+    fn a_changed_cell_sets_only_that_cells_signal_and_keeps_the_rows() {
         let owner = Owner::new();
         owner.with(|| {
-            let mut state = live();
-            let model = MatrixModel::new(&cut_window(
-                state.snapshot().unwrap(),
-                &MatrixQuery::default(),
-            ));
+            let mut snap = snapshot();
+            let q = MatrixQuery::default();
+            let model = MatrixModel::new(&cut_window(&snap, &q));
             let rows_before: Vec<_> = model
                 .rows
                 .with_untracked(|r| r.iter().map(|r| r.cells.clone()).collect());
-            let changes = state
-                .apply(LiveMessage::Deltas {
-                    version: 2,
-                    deltas: vec![crate::domain::view::Delta::Cell {
-                        node: "n2".into(),
-                        daemonset: "ns/b".into(),
-                        state: Outdated,
-                    }],
-                })
-                .unwrap();
-            model.apply_changes(&state, &changes, false, |_| None);
+            snap.nodes[1].cells[1] = Outdated;
+            model.reconcile(&cut_window(&snap, &q));
             assert_eq!(state_of(&model, "n2", 1), Outdated);
             assert_eq!(state_of(&model, "n1", 1), Excluded);
             // Same row objects (same signals): nothing was rebuilt.
@@ -363,25 +272,15 @@ mod tests {
     }
 
     #[test]
-    fn a_new_node_recuts_the_window_and_keeps_existing_rows() {
+    fn a_new_node_enters_in_order_and_keeps_existing_rows() {
         let owner = Owner::new();
         owner.with(|| {
-            let mut state = live();
+            let mut snap = snapshot();
             let q = MatrixQuery::default();
-            let model = MatrixModel::new(&cut_window(state.snapshot().unwrap(), &q));
+            let model = MatrixModel::new(&cut_window(&snap, &q));
             let n1_before = model.lookup.with_value(|l| l["n1"].cells.clone());
-            let changes = state
-                .apply(LiveMessage::Deltas {
-                    version: 2,
-                    deltas: vec![crate::domain::view::Delta::NodeUpsert(row(
-                        "n0",
-                        &[Missing, Excluded],
-                    ))],
-                })
-                .unwrap();
-            model.apply_changes(&state, &changes, false, |s| {
-                s.snapshot().map(|snap| cut_window(snap, &q))
-            });
+            snap.nodes.push(row("n0", &[Missing, Excluded]));
+            model.reconcile(&cut_window(&snap, &q));
             let names: Vec<_> = model
                 .rows
                 .with_untracked(|r| r.iter().map(|r| r.name.clone()).collect());

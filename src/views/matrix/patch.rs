@@ -150,7 +150,11 @@ pub fn diff(old: &MatrixWindow, new: &MatrixWindow) -> Option<ViewMessage> {
         .cloned()
         .collect();
     let same_order = old.rows.len() == new.rows.len()
-        && old.rows.iter().zip(&new.rows).all(|(a, b)| a.name == b.name);
+        && old
+            .rows
+            .iter()
+            .zip(&new.rows)
+            .all(|(a, b)| a.name == b.name);
     let changed = |a: bool| a.then_some(());
     let patch = WindowPatch {
         version: new.version,
@@ -206,7 +210,12 @@ pub fn apply(window: &mut Option<MatrixWindow>, message: ViewMessage) -> Result<
             for name in order {
                 match known.remove(&name) {
                     Some(r) => rows.push(r),
-                    None => return Err(PatchError::UnknownRow { version, node: name }),
+                    None => {
+                        return Err(PatchError::UnknownRow {
+                            version,
+                            node: name,
+                        })
+                    }
                 }
             }
             w.rows = rows;

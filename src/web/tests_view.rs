@@ -1,0 +1,138 @@
+//! `/api/view` (a browser's matrix window) and the scoped `/api/live?node=` / `?ds=` feeds,
+//! through `router()` with `oneshot`, on the seeded state of `tests.rs` (nodes a and b, one
+//! DaemonSet kube-system/log, its pod on a).
+
+use super::tests::{app, get, sse_messages, synced, text};
+use crate::cluster::projection::Projection;
+use crate::cluster::state::Scope;
+use crate::domain::testing::node;
+use crate::domain::view::{Delta, LiveMessage};
+use crate::views::matrix::patch::ViewMessage;
+use axum::http::StatusCode;
+use std::time::Duration;
+
+#[tokio::test]
+async fn a_view_starts_with_its_window_then_patches_only_what_changed_in_it() {
+    let live = synced();
+    let router = app(live.clone());
+    let response = get(router, "/api/view?problems=0&group=none", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let writer = live.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        writer.apply(&Scope::Nodes, Projection::Node(node("0-first")));
+        writer.flush().await;
+    });
+    let events: Vec<(String, ViewMessage)> = sse_messages(response, 2).await;
+    let ViewMessage::Window(window) = &events[0].1 else {
+        panic!(
+            "the first message must be the window, got {:?}",
+            events[0].1
+        )
+    };
+    let names: Vec<&str> = window.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(window.cluster, "test-cluster");
+    let ViewMessage::Patch(patch) = &events[1].1 else {
+        panic!("then a patch, got {:?}", events[1].1)
+    };
+    let sent: Vec<&str> = patch.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(sent, ["0-first"], "only the new row travels");
+    assert_eq!(
+        patch.order.as_deref(),
+        Some(&["0-first".to_string(), "a".into(), "b".into()][..])
+    );
+    assert!(events[1].0.parse::<u64>().unwrap() > events[0].0.parse::<u64>().unwrap());
+}
+
+#[tokio::test]
+async fn a_view_cuts_the_window_its_query_string_names() {
+    // `q=b`: the page's name filter; the window holds b only, and says 2 nodes in all.
+    let response = get(app(synced()), "/api/view?q=b&problems=0", &[]).await;
+    let events: Vec<(String, ViewMessage)> = sse_messages(response, 1).await;
+    let ViewMessage::Window(window) = &events[0].1 else {
+        panic!("expected the window")
+    };
+    assert_eq!(window.rows.len(), 1);
+    assert_eq!(window.rows[0].name, "b");
+    assert_eq!((window.total_nodes, window.matched_nodes), (2, 1));
+}
+
+#[tokio::test]
+async fn view_query_garbage_becomes_the_default_view_and_an_oversized_one_a_400() {
+    let response = get(
+        app(synced()),
+        "/api/view?page=%ZZ&state=nonsense&sort=%3Cscript%3E&selector=a%20in%20(",
+        &[],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let events: Vec<(String, ViewMessage)> = sse_messages(response, 1).await;
+    assert!(matches!(&events[0].1, ViewMessage::Window(w) if w.rows.len() == 2));
+    let huge = format!("/api/view?q={}", "a".repeat(20_000));
+    let response = get(app(synced()), &huge, &[]).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert!(text(response).await.contains("at most"));
+}
+
+#[tokio::test]
+async fn a_node_feed_carries_that_nodes_row_and_none_of_the_others_changes() {
+    let live = synced();
+    let response = get(app(live.clone()), "/api/live?node=a", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let writer = live.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // b changes first (not in scope), then a.
+        let mut b = node("b");
+        b.unschedulable = true;
+        writer.apply(&Scope::Nodes, Projection::Node(b));
+        let mut a = node("a");
+        a.unschedulable = true;
+        writer.apply(&Scope::Nodes, Projection::Node(a));
+    });
+    let events: Vec<(String, LiveMessage)> = sse_messages(response, 2).await;
+    let LiveMessage::Snapshot(snapshot) = &events[0].1 else {
+        panic!("expected a snapshot")
+    };
+    let names: Vec<&str> = snapshot.nodes.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["a"]);
+    assert_eq!(snapshot.daemonsets.len(), 1, "every column summary");
+    let LiveMessage::Deltas { deltas, .. } = &events[1].1 else {
+        panic!("expected deltas")
+    };
+    assert!(
+        deltas
+            .iter()
+            .all(|d| matches!(d, Delta::NodeUpsert(r) if r.name == "a" && r.unschedulable)),
+        "{deltas:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_daemonset_feed_carries_its_column_on_every_node() {
+    let response = get(app(synced()), "/api/live?ds=kube-system%2Flog", &[]).await;
+    let events: Vec<(String, LiveMessage)> = sse_messages(response, 1).await;
+    let LiveMessage::Snapshot(snapshot) = &events[0].1 else {
+        panic!("expected a snapshot")
+    };
+    assert_eq!(snapshot.daemonsets.len(), 1);
+    assert_eq!(snapshot.nodes.len(), 2);
+    assert!(snapshot.nodes.iter().all(|r| r.cells.len() == 1));
+}
+
+#[tokio::test]
+async fn a_scope_that_makes_no_sense_is_a_clear_400() {
+    for (uri, says) in [
+        (
+            "/api/live?node=a&ds=kube-system%2Flog",
+            "cannot be combined",
+        ),
+        ("/api/live?ds=log", "namespace/name"),
+        ("/api/live?node=", "not a node name"),
+    ] {
+        let response = get(app(synced()), uri, &[]).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
+        assert!(text(response).await.contains(says), "{uri}");
+    }
+}
