@@ -8,8 +8,10 @@
 //   browser asks; p50/p99/max of the time to the last byte, the HTML's size raw and on the wire;
 // - browser: headless Chromium loads each page in a fresh context and reports the time to
 //   interactive (navigation → `main[data-hydrated=true]`, the WASM has hydrated), the time until
-//   the live feed's snapshot has arrived (`data-live=live`), and every byte received on the
-//   wire (CDP Network.dataReceived, SSE included) until the network has been quiet for 2 s.
+//   the page's live feed has sent its first message (`data-live=live`), every byte received on
+//   the wire (CDP Network.dataReceived, SSE included) until then, and the bytes the live feed
+//   sends in the following 10 s (patches of the window while the cluster changes), split by
+//   URL so the matrix is seen never to be downloaded whole.
 // Build first: `make release` (release WASM in target/site, release server).
 import { chromium } from "@playwright/test";
 import { spawn } from "node:child_process";
@@ -113,21 +115,27 @@ for (const p of PATHS) {
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.enable");
   let bytes = 0;
-  let last = Date.now();
+  const urls = new Map();
+  const byUrl = new Map();
+  cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, new URL(e.request.url).pathname));
   cdp.on("Network.dataReceived", (e) => {
     bytes += e.encodedDataLength;
-    last = Date.now();
+    const u = urls.get(e.requestId) ?? "?";
+    byUrl.set(u, (byUrl.get(u) ?? 0) + e.encodedDataLength);
   });
-  cdp.on("Network.responseReceived", () => (last = Date.now()));
   const t0 = Date.now();
   await page.goto(base + p, { waitUntil: "commit", timeout: 120_000 });
   await page.locator('main[data-hydrated="true"]').waitFor({ timeout: 120_000 });
   const tti = Date.now() - t0;
   await page.locator('[data-live="live"]').waitFor({ timeout: 120_000 });
   const live = Date.now() - t0;
-  while (Date.now() - last < 2000) await sleep(100);
+  const atLive = bytes;
+  const feedAtLive = [...byUrl].filter(([u]) => u.startsWith("/api/view") || u.startsWith("/api/live")).reduce((n, [, b]) => n + b, 0);
+  await sleep(10_000);
+  const feedAfter = [...byUrl].filter(([u]) => u.startsWith("/api/view") || u.startsWith("/api/live")).reduce((n, [, b]) => n + b, 0);
+  const top = [...byUrl].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([u, b]) => `${u} ${kb(b)}`).join(", ");
   console.log(
-    `browser ${p}: interactive after ${ms(tti)}, live after ${ms(live)}, ${kb(bytes)} received until idle`,
+    `browser ${p}: interactive after ${ms(tti)}, live after ${ms(live)}; ${kb(atLive)} received until live (live feed ${kb(feedAtLive)}), then ${kb(feedAfter - feedAtLive)} of live updates in 10 s; by URL: ${top}`,
   );
   await context.close();
 }

@@ -186,9 +186,11 @@ pub fn cut_window_with(
     let snapshot = projected.as_ref().unwrap_or(all);
 
     let needle = query.q.to_lowercase();
+    // Someone who types a node's name is looking for that node, healthy or not: the default
+    // "only problems" gives way to a name filter (an explicit `problems=1` still applies).
     let problems_only = query
         .problems
-        .unwrap_or(snapshot.nodes.len() > PROBLEMS_BY_DEFAULT_ABOVE);
+        .unwrap_or(snapshot.nodes.len() > PROBLEMS_BY_DEFAULT_ABOVE && needle.is_empty());
     let mut matched: Vec<&NodeRow> = snapshot
         .nodes
         .iter()
@@ -364,6 +366,34 @@ mod tests {
                 })
                 .collect(),
         )
+    }
+
+    #[test]
+    fn a_name_filter_finds_a_healthy_node_above_the_problems_only_threshold() {
+        let s = big(1000);
+        // node-00001 is healthy; without a name filter the default hides it.
+        let w = cut_window(&s, &MatrixQuery::default());
+        assert!(w.problems_only && w.rows.iter().all(|r| r.name != "node-00001"));
+        let found = cut_window(
+            &s,
+            &MatrixQuery {
+                q: "node-00001".into(),
+                ..Default::default()
+            },
+        );
+        assert!(!found.problems_only);
+        let names: Vec<&str> = found.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["node-00001"]);
+        // Asked explicitly, "only problems" still applies to a name filter.
+        let strict = cut_window(
+            &s,
+            &MatrixQuery {
+                q: "node-00001".into(),
+                problems: Some(true),
+                ..Default::default()
+            },
+        );
+        assert!(strict.rows.is_empty());
     }
 
     #[test]
