@@ -7,6 +7,7 @@
 //!
 //! - time from starting the watchers to ready (every watcher listed);
 //! - resident memory (VmRSS) after the sync;
+//! - what one browser's matrix view costs (`/api/view`): the window cut, its size, a patch;
 //! - latency from a change sent to the API server to the delta leaving `/api/live`
 //!   (p50, p99), under a churn of `rate` pod events per second.
 //!
@@ -19,7 +20,10 @@ use axum::http::Request;
 use daemonscope::cluster::connect;
 use daemonscope::cluster::projection::Projection;
 use daemonscope::cluster::state::Scope;
+use daemonscope::domain::coverage::CellState;
 use daemonscope::domain::view::{Delta, LiveMessage};
+use daemonscope::views::matrix::patch::{diff, ViewMessage};
+use daemonscope::views::matrix::window::cut_window;
 use futures::StreamExt;
 use std::collections::HashMap;
 use std::io::Write;
@@ -104,6 +108,54 @@ async fn run_dashboard(size: Size) -> BenchResult {
         built.as_secs_f64() * 1e3,
         json as f64 / 1e6
     );
+
+    // What one browser's view costs the server (`/api/view`): cutting its window from the
+    // matrix (once per change burst per browser), its size, and the patch for one changed cell.
+    for qs in [
+        "",
+        "problems=1&sort=problems",
+        "problems=0&group=none",
+        "ds=monitoring/&state=missing",
+        "selector=&q=00042",
+    ] {
+        let query = daemonscope::server_fns::views::parse_query_string(qs).query;
+        let mut times = Vec::new();
+        let mut window = cut_window(&snapshot, &query);
+        for _ in 0..20 {
+            let t = Instant::now();
+            window = cut_window(&snapshot, &query);
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        let size = serde_json::to_string(&ViewMessage::Window(window.clone()))
+            .map(|j| j.len())
+            .unwrap_or(0);
+        let mut changed = snapshot.clone();
+        let patch = match window.rows.first() {
+            Some(first) => {
+                if let Some(row) = changed.nodes.iter_mut().find(|r| r.name == first.name) {
+                    if let Some(cell) = row.cells.first_mut() {
+                        *cell = if *cell == CellState::Ready {
+                            CellState::Outdated
+                        } else {
+                            CellState::Ready
+                        };
+                    }
+                }
+                diff(&window, &cut_window(&changed, &query))
+                    .and_then(|m| serde_json::to_string(&m).ok())
+                    .map_or(0, |j| j.len())
+            }
+            None => 0,
+        };
+        println!(
+            "view ?{qs}: cut p50 {:.1} ms, max {:.1} ms; {} rows, window {:.1} KB JSON; one-cell patch {patch} B",
+            times[times.len() / 2],
+            times[times.len() - 1],
+            window.rows.len(),
+            size as f64 / 1e3,
+        );
+    }
 
     // The dashboard's own cost per pod event, without the network: flip one pod's revision.
     let sample = live.read(|s| {
