@@ -148,7 +148,10 @@ def demangled_crate(name):
     """The crate of an already demangled name (wasm-bindgen and wasm-opt -g keep names in the
     form `crate[hash]::path`): for `<T as Trait>::f` the crate of T, or of Trait when T comes from
     core/alloc/std (the orphan rule puts such an impl in the trait's crate)."""
-    name = re.sub(r"\[[0-9a-f]+\]", "", name)
+    name = re.sub(r"\[[0-9a-f]+\]", "", name).removeprefix("byn$mgfn-shared$")
+    if name.startswith("<_ as "):
+        trait = re.match(r"(?:dyn )?([A-Za-z_]\w*)::", name[6:])
+        return trait.group(1) if trait else "(no Rust name)"
     head = re.match(r"[<&*( ]*(?:mut |dyn |const )?([A-Za-z_]\w*)::", name)
     if not head:
         return "(no Rust name)"
@@ -167,10 +170,12 @@ def demangled_crate(name):
 
 
 def daemonscope_module(path):
-    """The first module of this project a (demangled) name mentions: which page or component
-    the generic leptos/tachys/serde code was instantiated for."""
+    """Which page (else the first module of this project) a demangled name mentions: what the
+    generic leptos/tachys/serde code was instantiated for."""
     path = re.sub(r"\[[0-9a-f]+\]", "", path)
-    m = re.search(r"\b(daemonscope(?:_domain)?::\w+(?:::\w+)?)", path)
+    m = re.search(r"\b(daemonscope::pages::\w+)", path) or re.search(
+        r"\b(daemonscope(?:_domain)?::\w+(?:::\w+)?)", path
+    )
     return m.group(1) if m else "(no daemonscope type in the name)"
 
 
@@ -223,8 +228,8 @@ def main():
     print("| crate | bytes | share of code | functions |\n|---|---:|---:|---:|")
     for crate, (size, n) in sorted(by_crate.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"| {crate} | {size:,} | {100 * size / code:.1f}% | {n:,} |")
-    print("\n### by the first module of this project the name mentions (own code and the generic")
-    print("code instantiated for it)\n")
+    print("\n### by the page (else the first module of this project) the name mentions: own code")
+    print("and the generic code instantiated for it\n")
     print("| module | bytes | share of code | functions |\n|---|---:|---:|---:|")
     for mod, (size, n) in sorted(by_mod.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"| {mod} | {size:,} | {100 * size / code:.1f}% | {n:,} |")
