@@ -10,6 +10,7 @@
 //! the server as bodies. Layer: imports `domain` (and `cluster` on the server); never `web`,
 //! `app`, `pages` or `components`.
 
+pub mod codec;
 #[cfg(feature = "ssr")]
 pub mod context;
 pub mod error;
@@ -25,6 +26,7 @@ pub use pod::get_pod;
 pub use whatif::get_whatif_facts;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail, MatrixSnapshot};
+use codec::JsonText;
 use leptos::prelude::*;
 
 /// A DaemonSet key must be `namespace/name`; anything else is a malformed request.
@@ -40,13 +42,13 @@ fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
 
 /// The current coverage matrix; the page renders it on the server and hydrates from it.
 /// Its `health` says which resources are still listing, stale or denied.
-#[server(endpoint = "matrix")]
+#[server(endpoint = "matrix", output = JsonText)]
 pub async fn get_matrix() -> Result<MatrixSnapshot, DashboardError> {
     Ok(context::live()?.snapshot())
 }
 
 /// Why one cell (node × `namespace/name`) is what it is.
-#[server(endpoint = "explain_cell")]
+#[server(endpoint = "explain_cell", output = JsonText)]
 pub async fn explain_cell(
     node: String,
     daemonset: String,
@@ -56,7 +58,7 @@ pub async fn explain_cell(
 }
 
 /// A DaemonSet's rollout page (`namespace/name`): budget, verdict and node-by-node progress.
-#[server(endpoint = "daemonset")]
+#[server(endpoint = "daemonset", output = JsonText)]
 pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, DashboardError> {
     check_daemonset_key(&daemonset)?;
     Ok(context::live()?.detail(&daemonset)?)
@@ -65,7 +67,7 @@ pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, Dashboa
 /// For each DaemonSet that should not run on the node, the rule that keeps it off
 /// (`nodeSelector workload-type=gpu: the node has no such label`): the node page names it in
 /// the row, with the full explanation one click away.
-#[server(endpoint = "node_rules")]
+#[server(endpoint = "node_rules", output = JsonText)]
 pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, DashboardError> {
     Ok(context::live()?.deciding_rules(&name)?)
 }
@@ -73,7 +75,7 @@ pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, Dashb
 /// The names of the nodes a Kubernetes label selector matches (full syntax: `=`, `!=`, `in`,
 /// `notin`, exists, `!key`), parsed by the same code the placement rules use. The matrix's
 /// selector filter asks it, since only the server keeps every label of every node.
-#[server(endpoint = "select_nodes")]
+#[server(endpoint = "select_nodes", output = JsonText)]
 pub async fn select_nodes(selector: String) -> Result<Vec<String>, DashboardError> {
     if selector.len() > 4096 {
         return Err(DashboardError::BadRequest {
@@ -93,7 +95,7 @@ pub async fn select_nodes(selector: String) -> Result<Vec<String>, DashboardErro
 
 /// Every label of one node, sorted by key; `NotFound` when the node is not known. The node
 /// page shows them in full, since the matrix row carries only a few, shortened.
-#[server(endpoint = "node_labels")]
+#[server(endpoint = "node_labels", output = JsonText)]
 pub async fn get_node_labels(name: String) -> Result<Vec<(String, String)>, DashboardError> {
     let live = context::live()?;
     match live.node_labels(&name) {

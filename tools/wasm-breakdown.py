@@ -216,7 +216,7 @@ def main():
             table[key][1] += 1
         generic = re.sub(r"\[[0-9a-f]+\]", "", path)
         while True:
-            shorter = re.sub(r"<[^<>]*>", "‹›", generic)
+            shorter = re.sub(r"(\w|::)<[^<>]*>", r"\1‹›", generic)
             if shorter == generic:
                 break
             generic = shorter
