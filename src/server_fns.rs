@@ -10,6 +10,7 @@
 //! the server as bodies. Layer: imports `domain` (and `cluster` on the server); never `web`,
 //! `app`, `pages` or `components`.
 
+pub mod codec;
 #[cfg(feature = "ssr")]
 pub mod context;
 pub mod error;
@@ -29,6 +30,7 @@ pub use whatif::get_whatif_facts;
 use crate::domain::view::{CellExplanation, DaemonSetDetail};
 use crate::views::matrix::window::MatrixWindow;
 use crate::views::node::NodeDetail;
+use codec::JsonText;
 use leptos::prelude::*;
 
 /// A DaemonSet key must be `namespace/name`; anything else is a malformed request.
@@ -45,7 +47,7 @@ fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
 /// One window of the matrix for the query string `query` (`problems=1&group=…&page=2`, as
 /// the page's URL has it): the rows, group headers and figures the page shows, cut on the
 /// server, so a browser never downloads the whole matrix (150,000 cells at 5,000 nodes).
-#[server(endpoint = "matrix_window")]
+#[server(endpoint = "matrix_window", output = JsonText)]
 pub async fn get_matrix_window(query: String) -> Result<MatrixWindow, DashboardError> {
     if query.len() > MAX_QUERY_STRING {
         return Err(DashboardError::BadRequest {
@@ -62,7 +64,7 @@ pub async fn get_matrix_window(query: String) -> Result<MatrixWindow, DashboardE
 
 /// One node's row of the matrix with its columns' keys (the node page); `None` when the
 /// matrix has no such node. The page never downloads the whole matrix for it.
-#[server(endpoint = "node_detail")]
+#[server(endpoint = "node_detail", output = JsonText)]
 pub async fn get_node_detail(name: String) -> Result<Option<NodeDetail>, DashboardError> {
     let (_, views) = context::views()?;
     Ok(views
@@ -75,7 +77,7 @@ pub async fn get_node_detail(name: String) -> Result<Option<NodeDetail>, Dashboa
 pub const MAX_QUERY_STRING: usize = 16 * 1024;
 
 /// Why one cell (node × `namespace/name`) is what it is.
-#[server(endpoint = "explain_cell")]
+#[server(endpoint = "explain_cell", output = JsonText)]
 pub async fn explain_cell(
     node: String,
     daemonset: String,
@@ -85,7 +87,7 @@ pub async fn explain_cell(
 }
 
 /// A DaemonSet's rollout page (`namespace/name`): budget, verdict and node-by-node progress.
-#[server(endpoint = "daemonset")]
+#[server(endpoint = "daemonset", output = JsonText)]
 pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, DashboardError> {
     check_daemonset_key(&daemonset)?;
     Ok(context::live()?.detail(&daemonset)?)
@@ -94,14 +96,14 @@ pub async fn get_daemonset(daemonset: String) -> Result<DaemonSetDetail, Dashboa
 /// For each DaemonSet that should not run on the node, the rule that keeps it off
 /// (`nodeSelector workload-type=gpu: the node has no such label`): the node page names it in
 /// the row, with the full explanation one click away.
-#[server(endpoint = "node_rules")]
+#[server(endpoint = "node_rules", output = JsonText)]
 pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, DashboardError> {
     Ok(context::live()?.deciding_rules(&name)?)
 }
 
 /// Every label of one node, sorted by key; `NotFound` when the node is not known. The node
 /// page shows them in full, since the matrix row carries only a few, shortened.
-#[server(endpoint = "node_labels")]
+#[server(endpoint = "node_labels", output = JsonText)]
 pub async fn get_node_labels(name: String) -> Result<Vec<(String, String)>, DashboardError> {
     let live = context::live()?;
     match live.node_labels(&name) {

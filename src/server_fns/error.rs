@@ -5,7 +5,7 @@
 //! every error flattened to text a page could only search the message for "not found".
 //! Server and browser are built together, so the serde form is free to change.
 
-use leptos::server_fn::codec::JsonEncoding;
+use super::codec::JsonTextEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -86,7 +86,8 @@ impl DashboardError {
 }
 
 impl FromServerFnError for DashboardError {
-    type Encoder = JsonEncoding;
+    /// The same decoder as the answers' (one `from_str` copy of the serde code in the WASM).
+    type Encoder = JsonTextEncoding;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         DashboardError::ServerFn(value)

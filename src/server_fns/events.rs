@@ -5,6 +5,7 @@
 //! object changed, and on a timer in the browser: a crash-looping pod's repeated BackOff
 //! changes no cell, so no live delta would bring it.
 
+use super::codec::JsonText;
 use super::error::DashboardError;
 use crate::domain::view::{EventRow, EventScope};
 use leptos::prelude::*;
@@ -12,7 +13,7 @@ use leptos::prelude::*;
 /// The newest events of one page, newest first: `scope` says whether `name` is a DaemonSet
 /// (`namespace/name`), a node or a pod (`namespace/name`). An object with no events (or not
 /// known) has an empty list.
-#[server(endpoint = "events")]
+#[server(endpoint = "events", output = JsonText)]
 pub async fn get_events(scope: EventScope, name: String) -> Result<Vec<EventRow>, DashboardError> {
     use crate::cluster::events::Page;
     if name.is_empty() {

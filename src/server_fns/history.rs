@@ -4,13 +4,14 @@
 //! namespace's ControllerRevisions when the page asks), not kept in the live store, which
 //! holds only each revision's hash and number. The pods per revision come from the store.
 
+use super::codec::JsonText;
 use super::error::DashboardError;
 use crate::domain::view::RevisionHistory;
 use leptos::prelude::*;
 
 /// Every revision `kubectl rollout history ds/NAME` lists for `namespace/name`, newest first,
 /// with what changed in each and the nodes still running it.
-#[server(endpoint = "revision_history")]
+#[server(endpoint = "revision_history", output = JsonText)]
 pub async fn get_revision_history(daemonset: String) -> Result<RevisionHistory, DashboardError> {
     use super::context;
     use crate::domain::history::revision_history;

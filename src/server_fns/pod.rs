@@ -5,6 +5,7 @@
 //! pod a person opens (`cluster::Reader`). Whether it runs the current revision (§d.4) still
 //! comes from the live store's DaemonSet, through the domain rule the other pages use.
 
+use super::codec::JsonText;
 use super::error::DashboardError;
 use crate::domain::view::PodDetail;
 use leptos::prelude::*;
@@ -22,7 +23,7 @@ fn check_part(what: &str, text: &str) -> Result<(), DashboardError> {
 
 /// One pod (`namespace`, `name`) as the pod page shows it: `NotFound` when the API server has
 /// no such pod, `Forbidden` when the dashboard may not read it.
-#[server(endpoint = "pod")]
+#[server(endpoint = "pod", output = JsonText)]
 pub async fn get_pod(namespace: String, name: String) -> Result<PodDetail, DashboardError> {
     use super::context;
     use super::error::ObjectKind;

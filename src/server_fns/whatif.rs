@@ -5,6 +5,7 @@
 //! first render) over these facts; one read serves every edit. Read-only like everything else:
 //! nothing here, or anywhere, writes the edits to the cluster.
 
+use super::codec::JsonText;
 use super::error::DashboardError;
 use crate::domain::whatif::WhatIfFacts;
 use leptos::prelude::*;
@@ -15,7 +16,7 @@ use leptos::prelude::*;
 /// selector matches, every DaemonSet); none is the matrix without a selector (every node).
 /// Over many nodes only the labels the rules read are sent, plus `label_keys` (comma-separated:
 /// the keys a nodeSelector edit names).
-#[server(endpoint = "whatif_facts")]
+#[server(endpoint = "whatif_facts", output = JsonText)]
 pub async fn get_whatif_facts(
     node: String,
     daemonset: String,
