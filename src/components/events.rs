@@ -8,6 +8,7 @@
 use crate::domain::view::{EventRow, EventType};
 use crate::live_client::format_utc_time;
 use crate::server_fns::DashboardError;
+use leptos::either::EitherOf3;
 use leptos::prelude::*;
 
 /// `3×` for repeated events, nothing for single ones.
@@ -29,15 +30,12 @@ pub fn RecentEvents(events: Resource<Result<Vec<EventRow>, DashboardError>>) -> 
                 {move || Suspend::new(async move {
                     match events.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="section-note">"No recent events."</p> }.into_any()
+                            EitherOf3::A(view! { <p class="section-note">"No recent events."</p> })
                         }
-                        Ok(rows) => view! { <EventTable rows=rows/> }.into_any(),
-                        Err(e) => {
-                            view! {
-                                <p class="section-note">"Events are not available: "{e.to_string()}</p>
-                            }
-                                .into_any()
-                        }
+                        Ok(rows) => EitherOf3::B(view! { <EventTable rows=rows/> }),
+                        Err(e) => EitherOf3::C(view! {
+                            <p class="section-note">"Events are not available: "{e.to_string()}</p>
+                        }),
                     }
                 })}
             </Transition>

@@ -9,6 +9,7 @@ use super::pod::pod_href;
 use super::state_look::{state_name, state_phrase, state_symbol};
 use crate::domain::scheduling::{Reason, Rule};
 use crate::domain::view::{CellExplanation, PodSummary};
+use leptos::either::{Either, EitherOf4};
 use leptos::prelude::*;
 
 /// What the panel is showing.
@@ -109,22 +110,21 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
         .map(reason_row)
         .collect_view();
     let pods = if e.pods.is_empty() {
-        view! { <p class="muted">"No pod of this DaemonSet on this node."</p> }.into_any()
+        Either::Left(view! { <p class="muted">"No pod of this DaemonSet on this node."</p> })
     } else {
         let rows = e
             .pods
             .into_iter()
             .map(|p| pod_row(&e.daemonset, p))
             .collect_view();
-        view! {
+        Either::Right(view! {
             <table class="pods">
                 <thead>
                     <tr><th>"pod"</th><th>"status"</th><th>"ready"</th><th>"revision"</th><th>"restarts"</th><th>"age"</th></tr>
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
-        }
-        .into_any()
+        })
     };
     view! {
         <div class="explanation" data-node=e.node.clone() data-daemonset=e.daemonset.clone()>
@@ -172,19 +172,16 @@ pub fn ExplanationPanel(
                     "×"
                 </button>
                 {move || match state.get() {
-                    PanelState::Closed => ().into_any(),
+                    PanelState::Closed => EitherOf4::A(()),
                     PanelState::Loading { node, daemonset } => {
-                        view! { <p class="muted" data-loading="true">"Explaining "{daemonset}" on "{node}"…"</p> }.into_any()
+                        EitherOf4::B(view! { <p class="muted" data-loading="true">"Explaining "{daemonset}" on "{node}"…"</p> })
                     }
-                    PanelState::Failed { node, daemonset, error } => {
-                        view! {
-                            <p class="error" role="alert">
-                                "Could not explain "{daemonset}" on "{node}": "{error}
-                            </p>
-                        }
-                            .into_any()
-                    }
-                    PanelState::Loaded(e) => explanation_body(*e).into_any(),
+                    PanelState::Failed { node, daemonset, error } => EitherOf4::C(view! {
+                        <p class="error" role="alert">
+                            "Could not explain "{daemonset}" on "{node}": "{error}
+                        </p>
+                    }),
+                    PanelState::Loaded(e) => EitherOf4::D(explanation_body(*e)),
                 }}
             </aside>
         </Show>

@@ -6,6 +6,7 @@
 //! text and are rendered as text nodes only. The page reads them (`get_node_labels`).
 
 use crate::server_fns::DashboardError;
+use leptos::either::EitherOf4;
 use leptos::prelude::*;
 
 /// The label table of the page's `labels` resource.
@@ -20,16 +21,15 @@ pub fn NodeLabels(
                 {move || Suspend::new(async move {
                     match labels.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="section-note">"This node has no labels."</p> }.into_any()
+                            EitherOf4::A(view! { <p class="section-note">"This node has no labels."</p> })
                         }
-                        Ok(rows) => view! { <LabelTable rows=rows/> }.into_any(),
+                        Ok(rows) => EitherOf4::B(view! { <LabelTable rows=rows/> }),
                         Err(DashboardError::NotFound { .. }) => {
-                            view! { <p class="section-note">"The node is gone."</p> }.into_any()
+                            EitherOf4::C(view! { <p class="section-note">"The node is gone."</p> })
                         }
-                        Err(e) => {
-                            view! { <p class="section-note">"Labels are not available: "{e.to_string()}</p> }
-                                .into_any()
-                        }
+                        Err(e) => EitherOf4::D(view! {
+                            <p class="section-note">"Labels are not available: "{e.to_string()}</p>
+                        }),
                     }
                 })}
             </Transition>

@@ -7,6 +7,7 @@
 
 use super::explanation::format_age;
 use crate::domain::view::{ContainerDetail, ContainerState, PodCondition, PodDetail};
+use leptos::either::Either;
 use leptos::prelude::*;
 
 /// The pod page of a daemon pod; a daemon pod lives in its DaemonSet's namespace, so a
@@ -51,12 +52,12 @@ pub fn PodFacts(pod: PodDetail) -> impl IntoView {
         (None, None) => pod.phase.to_string(),
     };
     let node = pod.node.clone().map_or_else(
-        || view! { <span class="muted">"not placed"</span> }.into_any(),
-        |n| view! { <a href=format!("/node/{n}")>{n.clone()}</a> }.into_any(),
+        || Either::Left(view! { <span class="muted">"not placed"</span> }),
+        |n| Either::Right(view! { <a href=format!("/node/{n}")>{n.clone()}</a> }),
     );
     let owner = pod.owner.clone().map_or_else(
-        || view! { <span class="muted">"none (not a daemon pod)"</span> }.into_any(),
-        |o| view! { <a href=format!("/ds/{o}")>{o.clone()}</a> }.into_any(),
+        || Either::Left(view! { <span class="muted">"none (not a daemon pod)"</span> }),
+        |o| Either::Right(view! { <a href=format!("/ds/{o}")>{o.clone()}</a> }),
     );
     let hash = if pod.revision_hash.is_empty() {
         "—".to_string()
@@ -177,7 +178,7 @@ pub fn ContainerTable(
 #[component]
 pub fn PodConditions(conditions: Vec<PodCondition>, read_at: i64) -> impl IntoView {
     let body = if conditions.is_empty() {
-        view! { <p class="section-note">"The pod reports no conditions yet."</p> }.into_any()
+        Either::Left(view! { <p class="section-note">"The pod reports no conditions yet."</p> })
     } else {
         let rows = conditions
             .into_iter()
@@ -194,15 +195,14 @@ pub fn PodConditions(conditions: Vec<PodCondition>, read_at: i64) -> impl IntoVi
                 }
             })
             .collect_view();
-        view! {
+        Either::Right(view! {
             <table class="ds-table pod-conditions">
                 <thead>
                     <tr><th>"condition"</th><th>"status"</th><th>"reason"</th><th>"message"</th><th>"last transition"</th></tr>
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
-        }
-        .into_any()
+        })
     };
     view! {
         <section aria-label="Conditions" data-testid="pod-conditions">

@@ -9,6 +9,7 @@
 use crate::components::explanation::format_age;
 use crate::domain::view::{RevisionHistory, RevisionRow};
 use crate::server_fns::DashboardError;
+use leptos::either::EitherOf3;
 use leptos::prelude::*;
 
 /// The section, from the page's `get_revision_history` resource.
@@ -26,19 +27,15 @@ pub fn RevisionHistorySection(
             <Transition fallback=|| view! { <p class="section-note">"Loading the revision history…"</p> }>
                 {move || Suspend::new(async move {
                     match history.await {
-                        Ok(h) if h.revisions.is_empty() => {
-                            view! { <p class="section-note" data-testid="no-revisions">"No rollout history found."</p> }
-                                .into_any()
-                        }
-                        Ok(h) => view! { <RevisionTable rows=h.revisions/> }.into_any(),
-                        Err(e) => {
-                            view! {
-                                <p class="section-note" data-testid="revisions-error">
-                                    "The revision history is not available: " {e.to_string()}
-                                </p>
-                            }
-                                .into_any()
-                        }
+                        Ok(h) if h.revisions.is_empty() => EitherOf3::A(view! {
+                            <p class="section-note" data-testid="no-revisions">"No rollout history found."</p>
+                        }),
+                        Ok(h) => EitherOf3::B(view! { <RevisionTable rows=h.revisions/> }),
+                        Err(e) => EitherOf3::C(view! {
+                            <p class="section-note" data-testid="revisions-error">
+                                "The revision history is not available: " {e.to_string()}
+                            </p>
+                        }),
                     }
                 })}
             </Transition>

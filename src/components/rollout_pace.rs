@@ -10,6 +10,7 @@ use crate::components::explanation::format_age;
 use crate::domain::rollout::StallCause;
 use crate::domain::view::{DaemonSetColumn, RolloutPace};
 use crate::live_client::format_utc_time;
+use leptos::either::Either;
 use leptos::prelude::*;
 
 /// Unix seconds now: the browser's clock once hydrated, the server's while rendering.
@@ -76,12 +77,12 @@ fn cause_view(cause: &StallCause, namespace: &str, name: &str) -> impl IntoView 
         StallCause::NotReadyNodesHoldBudget { nodes, .. }
         | StallCause::CreationRejected { nodes, .. } => nodes
             .iter()
-            .map(|n| view! { <li>{node_link(n)}</li> }.into_any())
+            .map(|n| Either::Left(view! { <li>{node_link(n)}</li> }))
             .collect::<Vec<_>>(),
         StallCause::NewPodsFailing { pods } | StallCause::SurgePodUnscheduled { pods } => pods
             .iter()
             .map(|p| {
-                view! {
+                Either::Right(view! {
                     <li>
                         <a class="pod-link" href=format!("/pod/{}/{}", p.namespace, p.pod)>
                             <code>{p.pod.clone()}</code>
@@ -90,8 +91,7 @@ fn cause_view(cause: &StallCause, namespace: &str, name: &str) -> impl IntoView 
                         {node_link(&p.node)}
                         {format!(" · {} · {} restarts", p.reason, p.restarts)}
                     </li>
-                }
-                .into_any()
+                })
             })
             .collect(),
         StallCause::Unexplained => Vec::new(),

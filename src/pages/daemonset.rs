@@ -13,6 +13,7 @@ use super::failed::DaemonSetFailed;
 use super::whatif::{use_whatif, WhatIfTarget};
 use crate::live_client::use_live_hub;
 use crate::server_fns::get_daemonset;
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use view::DaemonSetView;
@@ -40,8 +41,8 @@ pub fn DaemonSetPage() -> impl IntoView {
                 Suspend::new(async move {
                     let k = key.get_untracked();
                     match detail.await {
-                        Ok(d) => view! { <DaemonSetView detail=d key=k hub=hub whatif=whatif/> }.into_any(),
-                        Err(e) => view! { <DaemonSetFailed key=k error=e hub=hub/> }.into_any(),
+                        Ok(d) => Either::Left(view! { <DaemonSetView detail=d key=k hub=hub whatif=whatif/> }),
+                        Err(e) => Either::Right(view! { <DaemonSetFailed key=k error=e hub=hub/> }),
                     }
                 })
             }}

@@ -7,6 +7,7 @@
 use crate::components::banner::TopBar;
 use crate::live_client::LiveHub;
 use crate::server_fns::DashboardError;
+use leptos::either::Either;
 use leptos::prelude::*;
 
 /// The failure page of an object named by `namespace/name` (a DaemonSet, a pod): a missing
@@ -24,13 +25,12 @@ fn keyed_failure(
         Signal::derive(move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string()));
     let body = if error.is_not_found() {
         super::respond_not_found();
-        view! {
+        Either::Left(view! {
             <p class="not-found" data-testid=format!("{testid}-not-found") data-error="not-found">
                 {format!("No {kind} ")}<code>{key}</code>{missing}
                 <a href="/">"Back to the matrix"</a>
             </p>
-        }
-        .into_any()
+        })
     } else {
         let lead = match &error {
             DashboardError::Forbidden { .. } => format!("Not allowed to show {kind} "),
@@ -39,13 +39,12 @@ fn keyed_failure(
             }
             _ => format!("Cannot show {kind} "),
         };
-        view! {
+        Either::Right(view! {
             <p class="not-found" data-testid=format!("{testid}-error") data-error=error.code()>
                 {lead}<code>{key}</code>": "{error.to_string()}" "
                 <a href="/">"Back to the matrix"</a>
             </p>
-        }
-        .into_any()
+        })
     };
     view! {
         <TopBar cluster=cluster conn=hub.conn/>
@@ -67,15 +66,14 @@ pub fn DaemonSetFailed(key: String, error: DashboardError, hub: LiveHub) -> impl
 pub fn NodeFailed(name: String, error: DashboardError, hub: LiveHub) -> impl IntoView {
     if error.is_not_found() {
         super::respond_not_found();
-        return view! {
+        return Either::Left(view! {
             <TopBar cluster="cluster" conn=hub.conn/>
             <div class="content">
                 <p class="not-found" data-testid="node-not-found" data-error="not-found">
                     "No node "<code>{name}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
                 </p>
             </div>
-        }
-        .into_any();
+        });
     }
     let lead = match &error {
         DashboardError::Forbidden { .. } => "Not allowed to show the node: ",
@@ -84,13 +82,12 @@ pub fn NodeFailed(name: String, error: DashboardError, hub: LiveHub) -> impl Int
         }
         _ => "Cannot load the node: ",
     };
-    view! {
+    Either::Right(view! {
         <TopBar cluster="unknown cluster" conn=hub.conn/>
         <div class="banner" role="alert" data-testid="node-error" data-error=error.code()>
             {lead}{error.to_string()}
         </div>
-    }
-    .into_any()
+    })
 }
 
 /// Why the pod cannot be shown: a missing one (deleted, or never there) answers 404 with the

@@ -20,6 +20,7 @@ use crate::components::legend::Legend;
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::{get_matrix_window, DashboardError};
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use model::MatrixModel;
@@ -64,16 +65,13 @@ pub fn MatrixPage() -> impl IntoView {
                     let notes = parsed.get_untracked().notes;
                     let q = query.get_untracked();
                     match matrix.await {
-                        Ok(window) => view! { <MatrixView window=window query=q notes=notes hub=hub whatif=whatif/> }.into_any(),
-                        Err(e) => {
-                            view! {
-                                <TopBar cluster="unknown cluster" conn=hub.conn/>
-                                <div class="banner" role="alert" data-testid="load-error">
-                                    "Cannot load the coverage matrix: "{e.to_string()}
-                                </div>
-                            }
-                                .into_any()
-                        }
+                        Ok(window) => Either::Left(view! { <MatrixView window=window query=q notes=notes hub=hub whatif=whatif/> }),
+                        Err(e) => Either::Right(view! {
+                            <TopBar cluster="unknown cluster" conn=hub.conn/>
+                            <div class="banner" role="alert" data-testid="load-error">
+                                "Cannot load the coverage matrix: "{e.to_string()}
+                            </div>
+                        }),
                     }
                 })
             }}

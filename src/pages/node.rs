@@ -18,6 +18,7 @@ use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::{
     get_node_detail, get_node_labels, get_node_rules, DashboardError, ObjectKind,
 };
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use std::sync::Arc;
@@ -72,8 +73,8 @@ pub fn NodePage() -> impl IntoView {
                 Suspend::new(async move {
                     let n = name.get_untracked();
                     match detail.await {
-                        Ok(d) => view! { <NodeView detail=d hub=hub whatif=whatif/> }.into_any(),
-                        Err(e) => view! { <NodeFailed name=n error=e hub=hub/> }.into_any(),
+                        Ok(d) => Either::Left(view! { <NodeView detail=d hub=hub whatif=whatif/> }),
+                        Err(e) => Either::Right(view! { <NodeFailed name=n error=e hub=hub/> }),
                     }
                 })
             }}

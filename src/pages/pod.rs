@@ -13,6 +13,7 @@ use crate::components::pod::{ContainerTable, PodConditions, PodFacts};
 use crate::domain::view::{EventScope, PodDetail};
 use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::get_pod;
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -42,8 +43,8 @@ pub fn PodPage() -> impl IntoView {
                     let (namespace, name) = key.get_untracked();
                     let k = format!("{namespace}/{name}");
                     match detail.await {
-                        Ok(d) => view! { <PodView pod=d key=k hub=hub/> }.into_any(),
-                        Err(e) => view! { <PodFailed key=k error=e hub=hub/> }.into_any(),
+                        Ok(d) => Either::Left(view! { <PodView pod=d key=k hub=hub/> }),
+                        Err(e) => Either::Right(view! { <PodFailed key=k error=e hub=hub/> }),
                     }
                 })
             }}

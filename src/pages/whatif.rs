@@ -11,6 +11,7 @@ use crate::domain::whatif::{
     CellChange, EditError, EditScope, Edits, Outcome, WhatIfFacts,
 };
 use crate::server_fns::{get_whatif_facts, DashboardError};
+use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use std::collections::HashMap;
@@ -177,11 +178,11 @@ pub fn WhatIfSection(
                 view! { <WhatIfForm scope=scope path=form_path.clone() carried=carried.clone() current=current cordoned=cordoned/> }
             }}
             {move || match parsed.get() {
-                Err(errors) => view! { <WhatIfErrors errors=errors path=result_path.clone()/> }.into_any(),
-                Ok(edits) if edits.is_empty() => ().into_any(),
+                Err(errors) => EitherOf3::A(view! { <WhatIfErrors errors=errors path=result_path.clone()/> }),
+                Ok(edits) if edits.is_empty() => EitherOf3::B(()),
                 Ok(edits) => {
                     let path = result_path.clone();
-                    view! {
+                    EitherOf3::C(view! {
                         <Transition fallback=|| view! { <p class="loading">"Computing the preview…"</p> }>
                             {move || {
                                 let edits = edits.clone();
@@ -190,37 +191,34 @@ pub fn WhatIfSection(
                                     match facts.await {
                                         Ok(Some(f)) => {
                                             let changes = preview(&f, &edits);
-                                            view! { <WhatIfPreview edits=edits changes=changes path=path/> }.into_any()
+                                            EitherOf3::A(view! { <WhatIfPreview edits=edits changes=changes path=path/> })
                                         }
-                                        Ok(None) => ().into_any(),
-                                        Err(e) => view! { <WhatIfFailed error=e/> }.into_any(),
+                                        Ok(None) => EitherOf3::B(()),
+                                        Err(e) => EitherOf3::C(view! { <WhatIfFailed error=e/> }),
                                     }
                                 })
                             }}
                         </Transition>
-                    }
-                    .into_any()
+                    })
                 }
             }}
     };
     // On the matrix the section folds away (a `<details>`, so it opens without WASM too) unless
     // the URL already asks for a preview.
     if collapsible {
-        view! {
+        Either::Left(view! {
             <details class="whatif" aria-label="What if" data-testid="whatif" open=open_at_first>
                 <summary data-testid="whatif-open">"What if… (preview a taint, a label or a cordon on the filtered nodes)"</summary>
                 {body}
             </details>
-        }
-        .into_any()
+        })
     } else {
-        view! {
+        Either::Right(view! {
             <section class="whatif" aria-label="What if" data-testid="whatif">
                 <h2>"What if…"</h2>
                 {body}
             </section>
-        }
-        .into_any()
+        })
     }
 }
 
@@ -282,23 +280,21 @@ fn WhatIfForm(
         navigate(&join(&path, &pairs.join("&")), Default::default());
     };
     let fields = match scope {
-        EditScope::Node => view! {
+        EditScope::Node => Either::Left(view! {
             <label>"taint " <input name="taint" bind:value=field("taint") data-testid="whatif-taint" placeholder="dedicated=ml:NoExecute" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             <label>"remove taint " <input name="untaint" bind:value=field("untaint") placeholder="key:NoSchedule" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             <label>"label " <input name="label" bind:value=field("label") placeholder="workload-type=cpu" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             <label>"remove label " <input name="unlabel" bind:value=field("unlabel") placeholder="workload-type" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             {if cordoned {
-                view! { <label><input type="checkbox" name="uncordon" value="1" bind:checked=flag/>" uncordon"</label> }.into_any()
+                Either::Left(view! { <label><input type="checkbox" name="uncordon" value="1" bind:checked=flag/>" uncordon"</label> })
             } else {
-                view! { <label><input type="checkbox" name="cordon" value="1" bind:checked=flag data-testid="whatif-cordon"/>" cordon"</label> }.into_any()
+                Either::Right(view! { <label><input type="checkbox" name="cordon" value="1" bind:checked=flag data-testid="whatif-cordon"/>" cordon"</label> })
             }}
-        }
-        .into_any(),
-        EditScope::DaemonSet => view! {
+        }),
+        EditScope::DaemonSet => Either::Right(view! {
             <label>"tolerate " <input name="tolerate" bind:value=field("tolerate") data-testid="whatif-tolerate" placeholder="dedicated=ml:NoExecute[:300]" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             <label>"nodeSelector " <input name="nodeSelector" bind:value=field("nodeSelector") data-testid="whatif-node-selector" placeholder="workload-type=gpu (- for none)" maxlength="512" spellcheck="false" autocomplete="off"/></label>
-        }
-        .into_any(),
+        }),
     };
     view! {
         <form method="get" action=action class="filter whatif-form" data-testid="whatif-form" aria-label="Add a what-if edit" on:submit=on_submit>

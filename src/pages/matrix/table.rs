@@ -11,6 +11,7 @@ use crate::components::rollout_pace::PaceBadge;
 use crate::components::state_look::{state_name, ALL_STATES};
 use crate::domain::coverage::CellState;
 use crate::domain::view::StateCounts;
+use leptos::either::Either;
 use leptos::prelude::*;
 
 /// Up to this many DaemonSet columns the table takes the page's width and writes their names
@@ -252,7 +253,7 @@ pub fn MatrixTable(
                         children=move |line: Line| match line {
                             Line::Group(g, epoch) => {
                                 let _ = epoch;
-                                group_row(&g, &query).into_any()
+                                Either::Left(group_row(&g, &query))
                             }
                             Line::Row(r) => {
                                 let sel = sel.clone();
@@ -284,7 +285,7 @@ pub fn MatrixTable(
                                         }
                                     })
                                     .collect_view();
-                                view! {
+                                Either::Right(view! {
                                     <tr data-row=r.name.clone()>
                                         <th scope="row" class="node-head">
                                             <a class="node-name" href=format!("/node/{}", r.name) title=r.name.clone()>{r.name.clone()}</a>
@@ -292,8 +293,7 @@ pub fn MatrixTable(
                                         </th>
                                         {cells}
                                     </tr>
-                                }
-                                    .into_any()
+                                })
                             }
                         }
                     />

@@ -9,6 +9,7 @@
 use super::model::MatrixModel;
 use super::query::{GroupChoice, MatrixQuery, RowSort};
 use crate::components::state_look::{state_name, ALL_STATES};
+use leptos::either::Either;
 use leptos::prelude::*;
 
 /// Corrections made to the query, shown so garbage in the address bar is visible.
@@ -58,10 +59,10 @@ pub fn Glance(model: MatrixModel) -> impl IntoView {
         {move || {
             let n = model.info.get().problem_nodes;
             if n == 0 {
-                view! { <span class="glance-ok" data-testid="glance-problems">"no problems"</span> }.into_any()
+                Either::Left(view! { <span class="glance-ok" data-testid="glance-problems">"no problems"</span> })
             } else {
                 let text = if n == 1 { "1 node with problems".to_string() } else { format!("{} nodes with problems", thousands(n)) };
-                view! { <a class="glance-bad" data-testid="glance-problems" href=problem_href.clone()>{text}</a> }.into_any()
+                Either::Right(view! { <a class="glance-bad" data-testid="glance-problems" href=problem_href.clone()>{text}</a> })
             }
         }}
     }
