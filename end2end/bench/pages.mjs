@@ -65,20 +65,26 @@ for (;;) {
 console.log(`cluster ${SPEC}: server ready after ${ms(Date.now() - started)} (${BIN})`);
 
 // The sim creates the daemon pods after the first sync: measure the converged cluster, i.e.
-// once the ready pods summed over /metrics are some and have not changed for 20 s.
-const readyPods = async () =>
-  (await (await fetch(`${base}/metrics`)).text())
+// once no cell is missing its pod and the ready pods summed over /metrics have not changed
+// for 20 s. The count alone is not enough: while the dashboard relists pods after a 410 (the
+// sim's watch history overflows during the first creation burst) it stands still for ~20 s.
+const metricSum = (text, name) =>
+  text
     .split("\n")
-    .filter((l) => l.startsWith("daemonscope_daemonset_ready{"))
+    .filter((l) => l.startsWith(`daemonscope_daemonset_${name}{`))
     .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
-let [settled, seen, since] = [false, -1, Date.now()];
+let [settled, seen, missing, since] = [false, -1, -1, Date.now()];
 while (!settled && Date.now() - started < 600_000) {
-  const n = await readyPods();
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const n = metricSum(text, "ready");
+  missing = metricSum(text, "missing");
   if (n !== seen) [seen, since] = [n, Date.now()];
-  settled = n > 0 && Date.now() - since > 20_000;
+  settled = n > 0 && missing === 0 && Date.now() - since > 20_000;
   await sleep(1000);
 }
-console.log(`converged: ${seen} ready daemon pods after ${ms(Date.now() - started)}`);
+console.log(
+  `${settled ? "converged" : "NOT converged within 10 min"}: ${seen} ready daemon pods, ${missing} missing, after ${ms(Date.now() - started)}`,
+);
 
 for (const p of PATHS) {
   const times = [];
