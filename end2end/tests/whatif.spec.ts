@@ -122,5 +122,15 @@ test.describe("what-if previews", () => {
     await matrix.waitForHydration();
     await expect(page.locator("table.matrix td[data-whatif]")).toHaveCount(10);
     await expect(page.getByTestId("whatif-summary")).toContainText("10 pods would be evicted (2 nodes)");
+
+    // Changing a filter keeps the preview: the taint rides along in the filter form. The label
+    // selector still picks both gpu nodes; the name filter shows gpu-1's row, 5 cells outlined.
+    await page.locator('form.filter input[name="q"]').fill("gpu-1");
+    await page.locator("form.filter").getByRole("button", { name: "Apply" }).click();
+    await expect(page).toHaveURL(/[?&]q=gpu-1(&|$)/);
+    await expect(page).toHaveURL(/[?&]taint=dedicated%3Dml%3ANoExecute(&|$)/);
+    await expect(page.getByTestId("whatif-banner")).toContainText("taint dedicated=ml:NoExecute");
+    await expect(page.locator("table.matrix td[data-whatif]")).toHaveCount(5);
+    await expect(cell("gpu-1", "kube-system/log-collector")).toHaveAttribute("data-whatif", "evict");
   });
 });

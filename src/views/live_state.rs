@@ -6,7 +6,9 @@
 //! re-render one cell instead of the matrix.
 
 use crate::domain::coverage::CellState;
-use crate::domain::view::{Delta, LiveMessage, MatrixSnapshot, NodeRow, StateCounts};
+use crate::domain::view::{
+    DaemonSetColumn, Delta, LiveMessage, MatrixSnapshot, NodeRow, StateCounts,
+};
 use std::collections::HashMap;
 
 /// What one message changed, for the pages that show part of the matrix.
@@ -212,12 +214,7 @@ impl LiveState {
                         // The server keeps columns in key order (rows' cells follow it).
                         let c = snap.daemonsets.partition_point(|d| d.key < column.key);
                         snap.daemonsets.insert(c, column);
-                        self.column_index = snap
-                            .daemonsets
-                            .iter()
-                            .enumerate()
-                            .map(|(i, d)| (d.key.clone(), i))
-                            .collect();
+                        self.column_index = column_positions(&snap.daemonsets);
                         for row in &mut snap.nodes {
                             // A node the delta does not list has no pod and no verdict yet.
                             let state = states
@@ -256,12 +253,7 @@ impl LiveState {
                             self.counts.remove(old);
                         }
                     }
-                    self.column_index = snap
-                        .daemonsets
-                        .iter()
-                        .enumerate()
-                        .map(|(i, d)| (d.key.clone(), i))
-                        .collect();
+                    self.column_index = column_positions(&snap.daemonsets);
                     changes.push(Change::Structure);
                 }
             }
@@ -293,14 +285,19 @@ impl LiveState {
             return;
         };
         reindex_nodes(&snap.nodes, &mut self.node_index);
-        self.column_index = snap
-            .daemonsets
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.key.clone(), i))
-            .collect();
+        self.column_index = column_positions(&snap.daemonsets);
         self.counts = StateCounts::of(snap.nodes.iter().flat_map(|row| &row.cells));
     }
+}
+
+/// Each column's position by its `namespace/name` key: rows' cells follow the column order,
+/// so an insert or removal moves every later column.
+fn column_positions(columns: &[DaemonSetColumn]) -> HashMap<String, usize> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.key.clone(), i))
+        .collect()
 }
 
 fn reindex_nodes(nodes: &[NodeRow], index: &mut HashMap<String, usize>) {

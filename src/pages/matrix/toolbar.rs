@@ -9,8 +9,10 @@
 use super::model::MatrixModel;
 use super::query::{GroupChoice, MatrixQuery, RowSort};
 use crate::components::state_look::{state_name, ALL_STATES};
+use crate::domain::whatif::EditScope;
 use leptos::either::Either;
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 
 /// Corrections made to the query, shown so garbage in the address bar is visible.
 #[component]
@@ -130,9 +132,27 @@ pub fn Toolbar(
         || query.sort != RowSort::Name
         || query.group != GroupChoice::Default
         || !query.collapsed.is_empty();
+    // A what-if preview in the URL rides along when the filters change (it previews on the
+    // nodes the new filter selects), as hidden fields so the form works without WASM too.
+    let query_map = use_query_map();
+    let whatif_fields = move || {
+        query_map.with(|q| {
+            EditScope::Node
+                .params()
+                .iter()
+                .flat_map(|name| {
+                    q.get_all(name)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(move |value| view! { <input type="hidden" name=*name value=value/> })
+                })
+                .collect_view()
+        })
+    };
     view! {
         <div class="toolbar">
             <form method="get" action="/" class="filter" role="search" aria-label="Filter the matrix">
+                {whatif_fields}
                 <label>
                     "Node "
                     <input type="search" name="q" value=query.q.clone() placeholder="name contains…" maxlength="253"/>
