@@ -132,8 +132,9 @@ pub fn Toolbar(
         || query.sort != RowSort::Name
         || query.group != GroupChoice::Default
         || !query.collapsed.is_empty();
-    // A what-if preview in the URL rides along when the filters change (it previews on the
-    // nodes the new filter selects), as hidden fields so the form works without WASM too.
+    // A what-if preview in the URL rides along when the filters change (it still covers the
+    // nodes the label selector picks), as hidden fields so the form works without WASM too.
+    // The raw values are carried, not the parsed edits, so a bad edit keeps its error note.
     let query_map = use_query_map();
     let whatif_fields = move || {
         query_map.with(|q| {
