@@ -3,17 +3,18 @@
 //! Why one lock around state and feed: a snapshot and its version must agree, and a delta must
 //! be published in the same order it was applied. The lock is a plain mutex held for the
 //! duration of one event's update (never across an await), and the metrics are updated on
-//! write so `/metrics` reads without recomputing anything.
+//! write so `/metrics` reads without recomputing anything. The pages' lookups live in
+//! `live/lookups.rs`, their recent Events in `live/page_events.rs`.
 
-use crate::cluster::events::{Page, RecentEvents};
+mod lookups;
+mod page_events;
+
+use crate::cluster::events::RecentEvents;
 use crate::cluster::feed::{Feed, FeedItem};
 use crate::cluster::metrics::Metrics;
 use crate::cluster::projection::Projection;
 use crate::cluster::state::{ClusterState, Scope};
-use crate::cluster::LookupError;
-use crate::domain::view::{
-    CellExplanation, DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth,
-};
+use crate::domain::view::{DaemonSetColumn, Delta, MatrixSnapshot, ResourceHealth};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
@@ -122,68 +123,6 @@ impl Live {
         self.events
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// An added or updated Event, filed on its page. A DaemonSet's FailedCreate also goes to
-    /// the store, where it names a stalled rollout's cause.
-    pub fn events_apply(&self, pages: &[Page], uid: String, row: crate::domain::view::EventRow) {
-        self.note_failed_creates(std::iter::once((pages, &row)));
-        self.events().apply(pages, uid, row);
-    }
-
-    /// Hands the DaemonSets' FailedCreate events to the store (its lock, then released: the
-    /// events lock is never held with it).
-    fn note_failed_creates<'a>(
-        &self,
-        events: impl Iterator<Item = (&'a [Page], &'a crate::domain::view::EventRow)>,
-    ) {
-        let mut inner = None;
-        for (pages, row) in events {
-            if row.reason != "FailedCreate" || row.object != "DaemonSet" {
-                continue;
-            }
-            for page in pages {
-                if let Page::DaemonSet(key) = page {
-                    inner
-                        .get_or_insert_with(|| self.lock())
-                        .state
-                        .note_failed_create(key, row.message.clone(), row.last_seen);
-                }
-            }
-        }
-    }
-
-    /// A deleted Event (or one no longer about a shown object).
-    pub fn events_remove(&self, uid: &str) {
-        self.events().remove(uid);
-    }
-
-    /// Every Event after a (re)list.
-    pub fn events_replace(&self, events: Vec<(Vec<Page>, String, crate::domain::view::EventRow)>) {
-        self.note_failed_creates(events.iter().map(|(pages, _, row)| (pages.as_slice(), row)));
-        self.events().replace(events);
-    }
-
-    /// Every label of one node, sorted by key (the node page); `None` for an unknown node.
-    pub fn node_labels(&self, name: &str) -> Option<Vec<(String, String)>> {
-        self.read(|s| {
-            s.node(name).map(|n| {
-                n.labels
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            })
-        })
-    }
-
-    /// The recent events of one page, newest first.
-    pub fn events_of(&self, page: &Page) -> Vec<crate::domain::view::EventRow> {
-        self.events().of(page)
-    }
-
-    /// The recent events about one daemon pod, newest first (the pod page).
-    pub fn pod_events(&self, namespace: &str, name: &str) -> Vec<crate::domain::view::EventRow> {
-        self.events().of_pod(namespace, name)
     }
 
     /// The metrics registry.
@@ -349,147 +288,6 @@ impl Live {
     /// Runs `f` on the state (server functions that need more than the snapshot).
     pub fn read<T>(&self, f: impl FnOnce(&ClusterState) -> T) -> T {
         f(&self.lock().state)
-    }
-
-    /// The explanation of one cell.
-    pub fn explain(&self, node: &str, daemonset: &str) -> Result<CellExplanation, LookupError> {
-        let inner = self.lock();
-        let now = inner.state.now();
-        inner
-            .state
-            .explain(node, daemonset, now)
-            .map_err(|err| Self::why_missing(&inner, err))
-    }
-
-    /// Per DaemonSet kept off `node`, the rule that keeps it off.
-    pub fn deciding_rules(&self, node: &str) -> Result<Vec<(String, String)>, LookupError> {
-        let inner = self.lock();
-        inner
-            .state
-            .deciding_rules(node)
-            .map_err(|err| Self::why_missing(&inner, err))
-    }
-
-    /// A DaemonSet's rollout page at the current version.
-    pub fn detail(
-        &self,
-        daemonset: &str,
-    ) -> Result<crate::domain::view::DaemonSetDetail, LookupError> {
-        let inner = self.lock();
-        let now = inner.state.now();
-        inner
-            .state
-            .detail(daemonset, inner.feed.version(), now)
-            .map_err(|err| Self::why_missing(&inner, err))
-    }
-
-    /// The names of the nodes whose labels `selector` matches, by name. Why here: the matrix's
-    /// label-selector filter needs every label, and only the server keeps them (a matrix row
-    /// carries a few, shortened).
-    pub fn nodes_matching(&self, selector: &crate::domain::labels::LabelSelector) -> Vec<String> {
-        let inner = self.lock();
-        let mut names: Vec<String> = inner
-            .state
-            .nodes()
-            .filter(|node| selector.matches(&node.labels))
-            .map(|node| node.name.clone())
-            .collect();
-        names.sort_unstable();
-        names
-    }
-
-    /// A DaemonSet's pods' nodes by revision hash, for its revision history.
-    pub fn revision_pods(
-        &self,
-        daemonset: &str,
-    ) -> Result<crate::cluster::state::RevisionPods, LookupError> {
-        let inner = self.lock();
-        inner
-            .state
-            .revision_pods(daemonset)
-            .map_err(|err| Self::why_missing(&inner, err))
-    }
-
-    /// The facts of a what-if preview: one node (`node`) or the nodes a selector matches, and
-    /// one DaemonSet or all; `NotFound` (or why it cannot be known) for a missing one.
-    pub fn whatif_facts(
-        &self,
-        nodes: WhatIfNodes<'_>,
-        daemonset: Option<&str>,
-    ) -> Result<crate::domain::whatif::WhatIfFacts, LookupError> {
-        let inner = self.lock();
-        let facts = match nodes {
-            WhatIfNodes::One(name) => {
-                if inner.state.node(name).is_none() {
-                    return Err(Self::why_missing(
-                        &inner,
-                        LookupError::NodeNotFound(name.to_string()),
-                    ));
-                }
-                inner.state.whatif_facts(|n| n.name == name, daemonset)
-            }
-            WhatIfNodes::Matching(selector) => inner
-                .state
-                .whatif_facts(|n| selector.matches(&n.labels), daemonset),
-            WhatIfNodes::All => inner.state.whatif_facts(|_| true, daemonset),
-        };
-        facts.map_err(|err| Self::why_missing(&inner, err))
-    }
-
-    /// Whether node `name` is known; an error says why it cannot be shown (the node page's
-    /// not-found, refused and not-yet-listed answers).
-    pub fn find_node(&self, name: &str) -> Result<(), LookupError> {
-        let inner = self.lock();
-        match inner.state.node(name) {
-            Some(_) => Ok(()),
-            None => Err(Self::why_missing(
-                &inner,
-                LookupError::NodeNotFound(name.to_string()),
-            )),
-        }
-    }
-
-    /// A lookup that found nothing proves the object absent only when its resource was
-    /// listed: a watcher refused with 403 makes it `Denied`, one that never listed makes it
-    /// `NotListed` (the page says so instead of "not found").
-    fn why_missing(inner: &Inner, err: LookupError) -> LookupError {
-        let (resource, namespace) = match &err {
-            LookupError::NodeNotFound(_) => ("nodes", None),
-            LookupError::DaemonSetNotFound(key) => {
-                ("daemonsets", key.split_once('/').map(|(ns, _)| ns))
-            }
-            LookupError::Denied { .. } | LookupError::NotListed { .. } => return err,
-        };
-        let covers = |label: &str| {
-            label == resource || namespace.is_some_and(|ns| label == format!("{resource} in {ns}"))
-        };
-        let health = inner.state.health();
-        let detail_of = |label: &str| {
-            health
-                .iter()
-                .find(|h| h.resource == label)
-                .and_then(|h| h.error.clone())
-        };
-        if let Some(label) = inner.denied.iter().find(|l| covers(l)) {
-            return LookupError::Denied {
-                resource: label.clone(),
-                detail: detail_of(label).unwrap_or_else(|| "forbidden".to_string()),
-            };
-        }
-        let listed = inner.synced_once.iter().any(|l| covers(l));
-        let watched = health.iter().any(|h| covers(&h.resource));
-        if watched && !listed {
-            let label = health
-                .iter()
-                .find(|h| covers(&h.resource))
-                .map(|h| h.resource.clone())
-                .unwrap_or_else(|| resource.to_string());
-            return LookupError::NotListed {
-                detail: detail_of(&label),
-                resource: label,
-            };
-        }
-        err
     }
 
     /// Subscribes a live client: from `last_event_id` when the ring still covers it, else

@@ -5,10 +5,13 @@
 //! Why a document of its own: a scenario stays a file of real manifests that `kubectl apply`
 //! would also accept, and everything that is simulation-only is in one place a reader can find.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+mod duration;
 mod error;
+pub use duration::parse_duration;
+use duration::{de_duration, ser_duration};
 pub use error::{DurationError, SettingsError, SettingsProblem};
 
 /// `apiVersion` of the settings document.
@@ -354,80 +357,6 @@ impl SimulationSettings {
 fn is_namespaced_name(text: &str) -> bool {
     text.split_once('/')
         .is_some_and(|(ns, n)| !ns.is_empty() && !n.is_empty() && !n.contains('/'))
-}
-
-/// Parses a duration the way people write them in Kubernetes-adjacent YAML: `1500ms`, `2s`,
-/// `1m30s`, `1h`, or a bare number of seconds (`2`, `0.5`).
-pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(DurationError::Empty);
-    }
-    if let Ok(secs) = t.parse::<f64>() {
-        return seconds(secs, text);
-    }
-    let mut total = 0f64;
-    let mut rest = t;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| DurationError::NoUnit(text.to_string()))?;
-        if digits == 0 {
-            return Err(DurationError::ExpectedNumber {
-                text: text.to_string(),
-                at: rest.to_string(),
-            });
-        }
-        let number: f64 = rest[..digits]
-            .parse()
-            .map_err(|_| DurationError::NotANumber {
-                text: text.to_string(),
-                number: rest[..digits].to_string(),
-            })?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let factor = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            other => {
-                return Err(DurationError::UnknownUnit {
-                    text: text.to_string(),
-                    unit: other.to_string(),
-                })
-            }
-        };
-        total += number * factor;
-        rest = &rest[unit_len..];
-    }
-    seconds(total, text)
-}
-
-fn seconds(secs: f64, text: &str) -> Result<Duration, DurationError> {
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(DurationError::Negative(text.to_string()));
-    }
-    Duration::try_from_secs_f64(secs).map_err(|_| DurationError::TooLarge(text.to_string()))
-}
-
-fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Number(f64),
-        Text(String),
-    }
-    match Raw::deserialize(d)? {
-        Raw::Number(n) => seconds(n, &n.to_string()).map_err(serde::de::Error::custom),
-        Raw::Text(t) => parse_duration(&t).map_err(serde::de::Error::custom),
-    }
-}
-
-fn ser_duration<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{}ms", d.as_millis()))
 }
 
 #[cfg(test)]
