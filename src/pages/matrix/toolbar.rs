@@ -156,7 +156,7 @@ pub fn Toolbar(
                 {whatif_fields}
                 <label>
                     "Node "
-                    <input type="search" name="q" value=query.q.clone() placeholder="name contains…" maxlength="253"/>
+                    <input type="search" name="q" value=query.q.clone() placeholder="name contains…" title="Nodes whose name contains this text" maxlength="253"/>
                 </label>
                 <label>
                     "Labels "
@@ -166,7 +166,8 @@ pub fn Toolbar(
                         class="selector"
                         data-testid="selector"
                         value=query.selector.clone()
-                        placeholder="pool=gpu,zone in (a,b),!spot"
+                        placeholder="pool=gpu,!spot"
+                        title="A Kubernetes label selector: key=value, key!=value, key in (a,b), key notin (a,b), key, !key"
                         maxlength="1024"
                         spellcheck="false"
                         autocomplete="off"
@@ -174,7 +175,7 @@ pub fn Toolbar(
                 </label>
                 <label>
                     "DaemonSets "
-                    <input type="search" name="ds" class="columns" data-testid="columns" value=query.columns.clone() placeholder="namespace/name contains…" maxlength="253"/>
+                    <input type="search" name="ds" class="columns" data-testid="columns" value=query.columns.clone() placeholder="ns/name contains…" title="DaemonSet columns whose namespace/name contains this text" maxlength="253"/>
                 </label>
                 <label>
                     "State "
