@@ -7,11 +7,13 @@
 //! schedules every pod, which is exactly what the "time to a fully scheduled cluster" benchmark
 //! measures. A share of the DaemonSets gets a template update shortly after start (a
 //! `SimulationSettings.updates` entry), some of them to an image that fails, so rollouts are in
-//! progress and some stall, as in a real cluster on a busy day.
+//! progress and some stall, as in a real cluster on a busy day. With `blocked=SHARE`, an
+//! admission policy rejects the log agent's pods on that share of one pool's nodes, so those
+//! nodes lack it for good: the "which pools lack my log agent?" question at scale.
 
 mod catalog;
 
-use super::scenario::settings::{FailingImage, FailureMode, ScheduledUpdate};
+use super::scenario::settings::{BlockedCreation, FailingImage, FailureMode, ScheduledUpdate};
 use super::scenario::Scenario;
 use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
@@ -43,6 +45,11 @@ pub struct GenerateSpec {
     pub failing: f64,
     /// Simulated time after start at which the updates are made.
     pub update_after: Duration,
+    /// Share (0..=1) of one pool's nodes (`spot` when generated, else the last pool) on which
+    /// an admission policy rejects the log agent's pods: they stay missing. 0 by default, so
+    /// every other spec gives the cluster it always gave (and Kubernetes, which has no such
+    /// policy installed, agrees with the sim in the differential tests).
+    pub blocked: f64,
 }
 
 impl Default for GenerateSpec {
@@ -56,6 +63,7 @@ impl Default for GenerateSpec {
             zones: 3,
             failing: 0.25,
             update_after: Duration::from_secs(30),
+            blocked: 0.0,
         }
     }
 }
@@ -68,7 +76,7 @@ pub struct GenerateError {
     pub message: String,
 }
 
-const KEYS: &str = "nodes, daemonsets, seed, pools, rollouts, zones, failing, updateAfter";
+const KEYS: &str = "nodes, daemonsets, seed, pools, rollouts, zones, failing, updateAfter, blocked";
 
 impl GenerateSpec {
     /// Parses `key=value,key=value`; every key is optional, unknown keys are an error.
@@ -115,6 +123,7 @@ impl GenerateSpec {
                 "zones" => spec.zones = int(26)?,
                 "rollouts" => spec.rollouts = share()?,
                 "failing" => spec.failing = share()?,
+                "blocked" => spec.blocked = share()?,
                 "updateAfter" => {
                     spec.update_after = super::scenario::settings::parse_duration(value)
                         .map_err(|e| fail(format!("updateAfter: {e}")))?
@@ -210,7 +219,71 @@ pub fn generate(spec: &GenerateSpec, label: &str) -> Scenario {
                 .saturating_add(Duration::from_secs(rng.random_range(0..30))),
         });
     }
+    // Last, so the random draws above (and the cluster of every spec without `blocked`) stay
+    // as they were.
+    if let Some(blocked) = blocked_log_agent(spec, &scenario, &mut rng) {
+        scenario.settings.blocked_creations.push(blocked);
+    }
     scenario
+}
+
+/// The DaemonSet whose pods `blocked=` rejects: the log agent, as an operator would ask
+/// "which pools lack my log agent?" (the first DaemonSet when too few are generated).
+const BLOCKED_DAEMONSET: &str = "log-collector";
+
+/// The rejection `blocked=SHARE` asks for: the log agent on that share of the `spot` pool's
+/// nodes (the last generated pool without spot), chosen at random; `None` for a share of 0.
+fn blocked_log_agent(
+    spec: &GenerateSpec,
+    scenario: &Scenario,
+    rng: &mut ChaCha8Rng,
+) -> Option<BlockedCreation> {
+    if spec.blocked <= 0.0 {
+        return None;
+    }
+    let ds = scenario
+        .daemonsets
+        .iter()
+        .find(|d| d.metadata.name.as_deref() == Some(BLOCKED_DAEMONSET))
+        .or_else(|| scenario.daemonsets.first())?;
+    let pools = &catalog::POOLS[..spec.pools.min(catalog::POOLS.len())];
+    let pool = pools
+        .iter()
+        .find(|p| p.name == "spot")
+        .or_else(|| pools.last())?;
+    let mut in_pool: Vec<String> = scenario
+        .nodes
+        .iter()
+        .filter(|n| {
+            n.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("node.kubernetes.io/pool"))
+                .is_some_and(|p| p == pool.name)
+        })
+        .filter_map(|n| n.metadata.name.clone())
+        .collect();
+    let count = (spec.blocked * in_pool.len() as f64).round() as usize;
+    if count == 0 {
+        return None;
+    }
+    in_pool.shuffle(rng);
+    in_pool.truncate(count);
+    in_pool.sort();
+    Some(BlockedCreation {
+        daemon_set: format!(
+            "{}/{}",
+            ds.metadata.namespace.as_deref().unwrap_or_default(),
+            ds.metadata.name.as_deref().unwrap_or_default()
+        ),
+        nodes: in_pool,
+        // What a policy engine's admission webhook answers (the FailedCreate event carries it).
+        message: format!(
+            "admission webhook \"validate.policy.example.com\" denied the request: \
+             {BLOCKED_DAEMONSET} may not run on {} nodes",
+            pool.name
+        ),
+    })
 }
 
 fn first_container(ds: &DaemonSet) -> Option<(String, String)> {

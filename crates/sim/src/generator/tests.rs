@@ -156,3 +156,51 @@ fn next_version_bumps_the_patch_release() {
         assert_eq!(next_version(image), next, "{image}");
     }
 }
+
+#[test]
+fn blocked_rejects_the_log_agent_on_a_share_of_the_spot_pool_and_changes_nothing_else() {
+    let plain = generate_from_str("nodes=400,daemonsets=12,seed=5,pools=5").expect("valid");
+    let blocked =
+        generate_from_str("nodes=400,daemonsets=12,seed=5,pools=5,blocked=0.5").expect("valid");
+    assert!(plain.settings.blocked_creations.is_empty());
+    // Same nodes, DaemonSets and updates: `blocked` draws its randomness last.
+    assert_eq!(node_names(&plain), node_names(&blocked));
+    assert_eq!(plain.daemonsets, blocked.daemonsets);
+    assert_eq!(plain.settings.updates, blocked.settings.updates);
+
+    let [rule] = blocked.settings.blocked_creations.as_slice() else {
+        panic!(
+            "one rejection rule: {:?}",
+            blocked.settings.blocked_creations
+        );
+    };
+    assert_eq!(rule.daemon_set, "logging/log-collector");
+    let spot: Vec<String> = node_names(&blocked)
+        .into_iter()
+        .filter(|n| n.starts_with("spot-"))
+        .collect();
+    assert!(!spot.is_empty());
+    assert_eq!(rule.nodes.len(), (spot.len() as f64 * 0.5).round() as usize);
+    assert!(
+        rule.nodes.iter().all(|n| spot.contains(n)),
+        "{:?}",
+        rule.nodes
+    );
+    assert!(rule.message.contains("spot nodes"), "{}", rule.message);
+    assert!(rule.blocks("logging", "log-collector", &rule.nodes[0]));
+    assert!(!rule.blocks("monitoring", "node-exporter", &rule.nodes[0]));
+}
+
+#[test]
+fn without_a_spot_pool_blocked_takes_the_last_pool() {
+    let s = generate_from_str("nodes=100,daemonsets=4,seed=2,pools=2,blocked=1").expect("valid");
+    let [rule] = s.settings.blocked_creations.as_slice() else {
+        panic!("one rule");
+    };
+    let gpu = node_names(&s)
+        .into_iter()
+        .filter(|n| n.starts_with("gpu-"))
+        .count();
+    assert_eq!(rule.nodes.len(), gpu);
+    assert!(GenerateSpec::parse("blocked=2").is_err());
+}
