@@ -150,9 +150,11 @@ test-e2e:
 	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test
 
 # The pictures in docs/screenshots (every page, light and dark, 1400 and 768 px), from the
-# accessibility spec's pass over the demo: build first (`make build`).
+# accessibility spec's pass over the demo, and the 5,000-node journey's last view: build first
+# (`make build`).
 screenshots:
 	cd end2end && DOCS_SCREENSHOTS=1 npx playwright test tests/a11y.spec.ts -g "screenshots"
+	cd end2end && DOCS_SCREENSHOTS=1 npx playwright test tests/scale-journey.spec.ts
 
 ## ---- release and measurements ----
 

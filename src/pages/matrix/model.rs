@@ -52,7 +52,7 @@ pub struct WindowInfo {
     pub problems_only: bool,
     /// Nodes with a problem cell in the whole cluster.
     pub problem_nodes: usize,
-    /// DaemonSets (columns).
+    /// DaemonSets in the cluster (the view may show fewer columns).
     pub daemonsets: usize,
 }
 
@@ -81,7 +81,7 @@ fn info_of(w: &MatrixWindow) -> WindowInfo {
         shown: w.rows.len(),
         problems_only: w.problems_only,
         problem_nodes: w.problem_nodes,
-        daemonsets: w.daemonsets.len(),
+        daemonsets: w.total_daemonsets,
     }
 }
 

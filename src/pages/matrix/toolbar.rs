@@ -43,6 +43,15 @@ fn thousands(n: usize) -> String {
     out
 }
 
+/// `1 node`, `5,000 nodes`: a count and its noun, for the header's figures.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n))
+    }
+}
+
 /// The header's figures: nodes, DaemonSets, and how many nodes have a problem (a link to
 /// exactly those).
 #[component]
@@ -54,16 +63,16 @@ pub fn Glance(model: MatrixModel) -> impl IntoView {
     }
     .href_for_page(1);
     view! {
-        <span data-testid="glance-nodes">{move || format!("{} nodes", thousands(model.info.get().total_nodes))}</span>
+        <span data-testid="glance-nodes">{move || plural(model.info.get().total_nodes, "node")}</span>
         " · "
-        <span data-testid="glance-daemonsets">{move || format!("{} DaemonSets", thousands(model.info.get().daemonsets))}</span>
+        <span data-testid="glance-daemonsets">{move || plural(model.info.get().daemonsets, "DaemonSet")}</span>
         " · "
         {move || {
             let n = model.info.get().problem_nodes;
             if n == 0 {
                 Either::Left(view! { <span class="glance-ok" data-testid="glance-problems">"no problems"</span> })
             } else {
-                let text = if n == 1 { "1 node with problems".to_string() } else { format!("{} nodes with problems", thousands(n)) };
+                let text = format!("{} with problems", plural(n, "node"));
                 Either::Right(view! { <a class="glance-bad" data-testid="glance-problems" href=problem_href.clone()>{text}</a> })
             }
         }}

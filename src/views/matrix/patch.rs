@@ -37,6 +37,7 @@ pub struct WindowFigures {
     pub total_nodes: usize,
     pub matched_nodes: usize,
     pub problem_nodes: usize,
+    pub total_daemonsets: usize,
     pub page: usize,
     pub pages: usize,
     pub state_counts: StateCounts,
@@ -50,6 +51,7 @@ impl WindowFigures {
             total_nodes: w.total_nodes,
             matched_nodes: w.matched_nodes,
             problem_nodes: w.problem_nodes,
+            total_daemonsets: w.total_daemonsets,
             page: w.page,
             pages: w.pages,
             state_counts: w.state_counts,
@@ -62,6 +64,7 @@ impl WindowFigures {
         w.total_nodes = self.total_nodes;
         w.matched_nodes = self.matched_nodes;
         w.problem_nodes = self.problem_nodes;
+        w.total_daemonsets = self.total_daemonsets;
         w.page = self.page;
         w.pages = self.pages;
         w.state_counts = self.state_counts;

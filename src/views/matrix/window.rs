@@ -73,6 +73,8 @@ pub struct MatrixWindow {
     pub matched_nodes: usize,
     /// Nodes with at least one problem cell, in the whole cluster (header figure).
     pub problem_nodes: usize,
+    /// DaemonSets in the cluster (header figure), however many columns the view shows.
+    pub total_daemonsets: usize,
     /// The page shown (1-based, after clamping).
     pub page: usize,
     /// Number of pages (at least 1).
@@ -328,6 +330,7 @@ pub fn cut_window_with(
             .iter()
             .filter(|r| r.cells.iter().any(|c| c.is_problem()))
             .count(),
+        total_daemonsets: all.daemonsets.len(),
         page,
         pages,
         state_counts: count_states(&all.nodes),

@@ -469,6 +469,12 @@ fn a_daemonset_filter_shows_its_columns_and_filters_rows_by_their_cells_only() {
         w.problem_nodes, 2,
         "the header still counts the whole cluster"
     );
+    assert_eq!(
+        w.total_daemonsets,
+        pools().daemonsets.len(),
+        "and all its DaemonSets, not the one column shown"
+    );
+    assert!(w.total_daemonsets > 1);
     let none = cut_window(
         &pools(),
         &MatrixQuery {
