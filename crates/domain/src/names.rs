@@ -44,12 +44,15 @@ pub const TAINT_NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavaila
 /// The node label holding the region.
 pub const REGION_LABEL: &str = "topology.kubernetes.io/region";
 
+/// The plain pool label the generated clusters write (the first the matrix groups by).
+pub const POOL_LABEL: &str = "node.kubernetes.io/pool";
+
 /// Node labels that name a node pool, in the order the matrix prefers them for grouping rows
 /// (a plain `node.kubernetes.io/pool`, as the generated clusters write, then GKE, EKS,
 /// Karpenter, AKS and AKS's older key). Why a list: there is no one well-known pool label;
 /// each provisioner writes its own.
 pub const POOL_LABELS: &[&str] = &[
-    "node.kubernetes.io/pool",
+    POOL_LABEL,
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
     "karpenter.sh/nodepool",

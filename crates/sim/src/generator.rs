@@ -258,7 +258,7 @@ fn blocked_log_agent(
             n.metadata
                 .labels
                 .as_ref()
-                .and_then(|l| l.get("node.kubernetes.io/pool"))
+                .and_then(|l| l.get(names::POOL_LABEL))
                 .is_some_and(|p| p == pool.name)
         })
         .filter_map(|n| n.metadata.name.clone())
@@ -329,7 +329,7 @@ fn nodes(spec: &GenerateSpec, zones: &[String], rng: &mut ChaCha8Rng) -> Vec<Nod
             let name = format!("{}-{:05}", pool.name, j + 1);
             let zone = &zones[j % zones.len()];
             let mut labels = base_labels(&name, zone, pool.instance_type);
-            labels.insert("node.kubernetes.io/pool".into(), pool.name.into());
+            labels.insert(names::POOL_LABEL.into(), pool.name.into());
             for (k, v) in pool.labels {
                 labels.insert((*k).into(), (*v).into());
             }
