@@ -156,7 +156,15 @@ test.describe("a 5,000-node cluster", () => {
     await expect(page.locator(".pager a[rel=next]")).toHaveCount(0);
     // The picture of it in the README (`make screenshots` writes docs/, a test run beside its results).
     const dir = process.env.DOCS_SCREENSHOTS ? "../docs/screenshots" : "screenshots/docs";
-    await page.screenshot({ path: `${dir}/scale-5000-missing-log-agent.png` });
+    for (const theme of ["light", "dark"] as const) {
+      for (const width of [1400, 768]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.emulateMedia({ colorScheme: theme });
+        await page.screenshot({ path: `${dir}/scale-5000-missing-log-agent-${theme}-${width}.png` });
+      }
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.emulateMedia({ colorScheme: "light" });
 
     // Still no mouse: into the grid, Enter explains the first cell, Escape gives the focus back.
     await tabTo(page, "table.matrix button.cell");
