@@ -143,7 +143,7 @@ fmt-check:
 # Only the suites that run against Kubernetes' own control plane (tools/k8s): differential
 # (sim vs kube-controller-manager), RBAC and audit, the live path; then the Playwright live specs.
 test-k8s: deps-kubectl k8s build
-	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test k8s_differential --test k8s_admission --test k8s_rbac --test live_k8s
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- k8s_differential:: k8s_admission:: k8s_rbac:: live_k8s::
 	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test live-kubectl
 
 test-e2e:

@@ -10,8 +10,7 @@
 //! in `src/domain/`, never a tolerance.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
-#[path = "support/real_cluster.rs"]
-mod real_cluster;
+use crate::support::real_cluster;
 
 use daemonscope::cluster::connect;
 use daemonscope::cluster::Live;

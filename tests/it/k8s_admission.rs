@@ -8,8 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
-#[path = "support/real_cluster.rs"]
-mod real_cluster;
+use crate::support::real_cluster;
 
 use daemonscope::sim::{start_with, SimConfig};
 use http::Request;

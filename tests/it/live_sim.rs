@@ -8,8 +8,7 @@
 //! shared with `live_k8s.rs` (the same tests against Kubernetes' own control plane).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
-#[path = "support/live.rs"]
-mod live;
+use crate::support::live;
 
 use daemonscope::cluster::connect;
 use daemonscope::domain::coverage::CellState;

@@ -17,10 +17,8 @@
 //! parallel as `cargo test` schedules them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
-#[path = "support/live.rs"]
-mod live;
-#[path = "support/real_cluster.rs"]
-mod real_cluster;
+use crate::support::live;
+use crate::support::real_cluster;
 
 use daemonscope::cluster::events::Page;
 use daemonscope::domain::coverage::CellState;
