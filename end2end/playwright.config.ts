@@ -1,9 +1,11 @@
 // Playwright against Debian's Chromium (/usr/bin/chromium): never run `npx playwright install`.
-// The server is the real binary on the embedded demo cluster (scenarios/demo.yaml); it must be
-// built first (`make build`). Override the address with DAEMONSCOPE_URL to test a running server.
+// Each worker starts the real binary on the embedded demo cluster (scenarios/demo.yaml,
+// tests/fixtures/demo.ts); it must be built first (`make build`). DAEMONSCOPE_URL points the
+// specs at a running server instead.
 import { defineConfig } from "@playwright/test";
 
-const baseURL = process.env.DAEMONSCOPE_URL ?? "http://127.0.0.1:3000";
+/** Specs that run alone, after the others (see `projects`). */
+const SOLO = /scale-journey\.spec\.ts/;
 
 export default defineConfig({
   testDir: "./tests",
@@ -12,10 +14,11 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,
-  workers: 1,
+  // Two workers: the machines here have two cores, and most of a spec's time is waiting on
+  // the page and the cluster. PW_WORKERS overrides; DAEMONSCOPE_URL needs 1 (one shared server).
+  workers: process.env.DAEMONSCOPE_URL ? 1 : Number(process.env.PW_WORKERS ?? 2),
   reporter: [["list"]],
   use: {
-    baseURL,
     trace: "retain-on-failure",
     viewport: { width: 1400, height: 900 },
     launchOptions: {
@@ -32,16 +35,11 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium" }],
-  webServer: process.env.DAEMONSCOPE_URL
-    ? undefined
-    : {
-        command: "cd .. && ./target/debug/daemonscope serve --demo",
-        // /readyz: the first sync is done, so the first page already shows the whole cluster.
-        url: `${baseURL}/readyz`,
-        reuseExistingServer: true,
-        timeout: 60_000,
-        stdout: "pipe",
-        stderr: "pipe",
-      },
+  // Each worker tests its own demo server (fixtures/demo.ts), so spec files run side by side;
+  // the 5,000-node journey (a CPU-bound sim and dashboard) runs alone after them, so that no
+  // other spec's timing shares its two cores.
+  projects: [
+    { name: "chromium", testIgnore: SOLO },
+    { name: "solo", testMatch: SOLO, dependencies: ["chromium"], workers: 1 },
+  ],
 });

@@ -4,6 +4,7 @@
 //! tests run through `tower::ServiceExt::oneshot` without a socket; `serve` connects to the
 //! cluster (or starts the demo one), spawns the watchers and listens.
 
+pub mod complete;
 pub mod conn;
 pub mod headers;
 pub mod limits;
@@ -133,6 +134,7 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(fallback_context.clone()),
             crate::app::shell,
         ))
+        .layer(axum::middleware::from_fn(complete::finish_pages))
         .layer(axum::middleware::from_fn(limits::limit_api_bodies))
         // gzip for HTML, JSON, CSS, JS and WASM when the browser asks: the matrix of a large
         // cluster is mostly repeated markup. tower-http's default predicate leaves

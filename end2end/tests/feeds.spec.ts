@@ -7,7 +7,8 @@
 // has 12 nodes, where a whole matrix and a window weigh the same) and measures the bytes on the
 // wire with the Chrome DevTools protocol. Bytes are not timings: the bound is structural (a
 // window of 50 rows against a matrix of 40,000 cells), so it holds on any machine.
-import { test, expect, type Page, type CDPSession } from "@playwright/test";
+import { expect, type Page, type CDPSession } from "@playwright/test";
+import { test } from "./fixtures/demo";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";

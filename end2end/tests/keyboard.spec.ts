@@ -60,6 +60,26 @@ test("the matrix is one tab stop and the arrow keys walk it", async ({ matrix, p
   expect(await focused(page)).toEqual([nodes[1], columns[0]]);
 });
 
+test("the first Tab stop skips to the grid, shown only while focused", async ({ matrix, page }) => {
+  await matrix.goto();
+  const skip = page.getByRole("link", { name: "Skip to the matrix" });
+  // Out of sight until focused (above the viewport's top edge).
+  expect((await skip.boundingBox())?.y ?? 0).toBeLessThan(0);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press("Tab");
+  await expect(skip).toBeFocused();
+  const box = await skip.boundingBox();
+  expect(box?.y ?? -1, "visible while focused").toBeGreaterThanOrEqual(0);
+  await page.keyboard.press("Enter");
+  // One key: the focus is on the grid's tab stop, and the arrows walk from there.
+  const stop = page.locator('table.matrix button.cell[tabindex="0"]');
+  await expect(stop).toBeFocused();
+  const first = await focused(page);
+  await page.keyboard.press("ArrowDown");
+  expect((await focused(page))[1]).toBe(first[1]);
+  expect((await focused(page))[0]).not.toBe(first[0]);
+});
+
 test("Enter explains the focused cell and Escape closes it, focus back on the cell", async ({ matrix, page }) => {
   await matrix.goto();
   await page.locator('table.matrix button.cell[tabindex="0"]').focus();

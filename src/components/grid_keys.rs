@@ -123,6 +123,28 @@ pub fn on_grid_keydown(ev: &web_sys::KeyboardEvent) -> Option<(String, String)> 
     Some(id)
 }
 
+/// Focuses the matrix grid's one tab stop (the skip link's target); false when the page has no
+/// grid cell to focus, so the link falls back to scrolling to the grid.
+#[cfg(feature = "hydrate")]
+pub fn focus_grid_stop() -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return false;
+    };
+    let stop = document
+        .query_selector(r#"table.matrix button.cell[tabindex="0"]"#)
+        .ok()
+        .flatten()
+        .or_else(|| {
+            document
+                .query_selector("table.matrix button.cell")
+                .ok()
+                .flatten()
+        });
+    stop.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        .is_some_and(|e| e.focus().is_ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

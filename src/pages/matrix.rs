@@ -167,6 +167,7 @@ fn MatrixView(
     }
 
     view! {
+        <SkipToGrid/>
         <TopBar cluster=cluster conn=hub.conn>
             <Glance model=model/>
         </TopBar>
@@ -181,6 +182,29 @@ fn MatrixView(
             <RolloutTable model=model/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=on_close/>
+    }
+}
+
+/// The page's first tab stop: "Skip to the matrix", shown only while focused, puts the focus
+/// on the grid's one tab stop (the cell the roving tabindex holds).
+///
+/// Why: the toolbar, the what-if summary and the column and group headers come before the
+/// grid, 31 Tab presses on the demo; a keyboard user wants the cells in one. Without the WASM
+/// the link still scrolls to the grid.
+#[component]
+fn SkipToGrid() -> impl IntoView {
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        #[cfg(feature = "hydrate")]
+        if crate::components::grid_keys::focus_grid_stop() {
+            ev.prevent_default();
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = ev;
+    };
+    view! {
+        <a class="skip-link" href=format!("#{}", crate::pages::matrix::table::GRID_ID) on:click=on_click>
+            "Skip to the matrix"
+        </a>
     }
 }
 

@@ -18,6 +18,9 @@ use leptos::prelude::*;
 /// across (a dozen fit a 1,400 px window); more columns are narrow, with names written upwards.
 const WIDE_UP_TO: usize = 12;
 
+/// The grid's element id: the skip link's target.
+pub const GRID_ID: &str = "matrix-grid";
+
 /// One line of the table body: a group header or a node row.
 #[derive(Clone)]
 enum Line {
@@ -232,6 +235,7 @@ pub fn MatrixTable(
     view! {
         <div class="matrix-scroll">
             <table
+                id=GRID_ID
                 class="matrix"
                 data-testid="matrix"
                 data-density=move || if model.columns.with(|c| c.len() <= WIDE_UP_TO) { "wide" } else { "dense" }

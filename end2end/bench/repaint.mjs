@@ -1,0 +1,124 @@
+// Repaint benchmark (issue 27 item 6): how long from a change in the cluster to the changed
+// cell repainted in Chromium, on the demo.
+//
+//   node end2end/bench/repaint.mjs [--runs 40] [--bin target/debug/daemonscope]
+//
+// Starts `daemonscope serve --demo` on a free port, opens the matrix in headless Chromium,
+// waits for hydration and the live feed, then --runs times: a NoExecute taint on worker-2
+// (a JSON merge patch to the demo's API server, as `kubectl taint` sends), timed until the
+// log-collector cell of worker-2 shows another state; then the taint is removed and the
+// same time is taken back to its first state. Each change is made after a quiet second, so a
+// sample is "one change after a quiet period", the case a person sees. Prints p50/p90/max.
+import { chromium } from "@playwright/test";
+import { spawn } from "node:child_process";
+import * as net from "node:net";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const RUNS = Number(arg("runs", "40"));
+const BIN = path.resolve(ROOT, arg("bin", "target/debug/daemonscope"));
+const NODE = "worker-2";
+const CELL = `button.cell[data-node="${NODE}"][data-daemonset="kube-system/log-collector"]`;
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+};
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const server = spawn(BIN, ["serve", "--demo", "--listen", `127.0.0.1:${port}`], {
+  cwd: ROOT,
+  stdio: ["ignore", "ignore", "inherit"],
+});
+process.on("exit", () => server.kill("SIGKILL"));
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`${base}/readyz`)).ok) break;
+  } catch {
+    // not up yet
+  }
+  if (i > 300) throw new Error("the dashboard did not become ready within 60 s");
+  await sleep(200);
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu"],
+});
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+await page.goto(`${base}/?problems=0&group=none`);
+await page.locator('main[data-hydrated="true"]').waitFor();
+await page.locator('[data-live="live"]').waitFor();
+const header = await page.getByTestId("cluster").innerText();
+const sim = header.match(/https?:\/\/[\w.\-]+:\d+/)?.[0];
+if (!sim) throw new Error(`no API server URL in the header "${header}"`);
+
+const setTaints = async (taints) => {
+  const res = await fetch(`${sim}/api/v1/nodes/${NODE}`, {
+    method: "PATCH",
+    headers: { "Content-Type": "application/merge-patch+json" },
+    body: JSON.stringify({ spec: { taints } }),
+  });
+  if (!res.ok) throw new Error(`PATCH node ${NODE}: ${res.status} ${await res.text()}`);
+};
+const state = () => page.locator(CELL).getAttribute("data-state");
+/** Applies `change` and returns the ms until the cell's data-state is no longer `from`. */
+const timeRepaint = async (from, change) => {
+  const changed = page.waitForFunction(
+    ([sel, old]) => document.querySelector(sel)?.getAttribute("data-state") !== old,
+    [CELL, from],
+    { polling: "raf", timeout: 10_000 },
+  );
+  const t0 = performance.now();
+  await change();
+  await changed;
+  return performance.now() - t0;
+};
+
+const first = await state();
+const samples = [];
+for (let i = 0; i < RUNS; i++) {
+  await sleep(1000);
+  samples.push(
+    await timeRepaint(first, () =>
+      setTaints([{ key: "example.com/maintenance", value: "true", effect: "NoExecute" }]),
+    ),
+  );
+  // The pod evicted (§a.7): the cell settles at excluded before the next quiet second.
+  await page.waitForFunction(
+    (sel) => document.querySelector(sel)?.getAttribute("data-state") === "excluded",
+    CELL,
+    { timeout: 30_000 },
+  );
+  await sleep(1000);
+  samples.push(await timeRepaint("excluded", () => setTaints([])));
+  await page.waitForFunction(
+    ([sel, want]) => document.querySelector(sel)?.getAttribute("data-state") === want,
+    [CELL, first],
+    { timeout: 30_000 },
+  );
+}
+await browser.close();
+server.kill("SIGKILL");
+const fmt = (x) => `${x.toFixed(0)} ms`;
+console.log(
+  `repaint after one change (${samples.length} samples): p50 ${fmt(quantile(samples, 0.5))}, ` +
+    `p90 ${fmt(quantile(samples, 0.9))}, max ${fmt(Math.max(...samples))}`,
+);
+process.exit(0);
