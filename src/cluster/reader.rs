@@ -4,7 +4,7 @@
 //! Why not keep them in the live store: at 150,000 pods, container states and templates would
 //! multiply the store's memory for pages a person opens one at a time. Why a type of its own
 //! around the client: it only offers reads, so a page cannot grow a write by accident (the
-//! dashboard is read-only; `tests/k8s_rbac.rs` checks the audit log for get/list/watch only).
+//! dashboard is read-only; `tests/it/k8s_rbac.rs` checks the audit log for get/list/watch only).
 
 use kube::api::{Api, ListParams};
 use kube::Client;
