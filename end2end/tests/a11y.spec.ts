@@ -19,6 +19,29 @@ const PAGES: { name: string; path: string; open?: [string, string] }[] = [
 const THEMES = ["light", "dark"] as const;
 const WIDTHS = [1400, 768] as const;
 
+// Every test here only reads the demo: they may run on both workers at once.
+test.describe.configure({ mode: "parallel" });
+
+for (const theme of THEMES) {
+  test(`the skip link, focused (${theme}): no serious or critical accessibility violation`, async ({ matrix, page }) => {
+    await page.emulateMedia({ colorScheme: theme });
+    await matrix.goto();
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to the matrix" });
+    await expect(skip).toBeFocused();
+    const results = await new AxeBuilder({ page })
+      .include(".skip-link")
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+      .analyze();
+    const bad = results.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.help}`);
+    expect(bad, bad.join("\n")).toEqual([]);
+    // axe saw it, and saw it shown (a hidden element's contrast is not checked).
+    expect(results.passes.map((p) => p.id)).toContain("color-contrast");
+  });
+}
+
 for (const theme of THEMES) {
   for (const { name, path, open } of PAGES) {
     test(`${name} (${theme}): no serious or critical accessibility violation`, async ({ matrix, page, browserErrors }) => {
