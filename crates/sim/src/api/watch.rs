@@ -197,6 +197,7 @@ pub fn watch(
     let explicit_initial = params.send_initial_events == Some(true);
     let kind = rp.kind;
     let mut shutdown = state.shutdown.clone();
+    let storage = state.settings.storage.clone();
     let mut enc = Encoder {
         kind,
         render,
@@ -207,6 +208,12 @@ pub fn watch(
     };
     let stream = async_stream::stream! {
         let deadline = later(timeout);
+        // Without its storage the watch is open and silent (kube-apiserver's watch cache).
+        tokio::select! {
+            _ = storage.wait_available() => {}
+            _ = tokio::time::sleep_until(deadline) => { return; }
+            _ = shutdown.changed() => { return; }
+        }
         let mut latest = store.latest();
         let mut cursor = match start_rv {
             Some(rv) => rv,
@@ -232,6 +239,15 @@ pub fn watch(
         };
         let mut next_bookmark = later(bookmark_interval);
         loop {
+            if !storage.is_available() {
+                // Silent until the storage returns: no event, no bookmark, no error; then on
+                // from where it stopped, with a fresh bookmark period.
+                tokio::select! {
+                    _ = storage.wait_available() => { next_bookmark = later(bookmark_interval); }
+                    _ = tokio::time::sleep_until(deadline) => { return; }
+                    _ = shutdown.changed() => { return; }
+                }
+            }
             match store.history_since(kind, cursor, BATCH) {
                 Err(StoreError::Gone { requested, oldest }) => {
                     let err = ApiError::expired(format!("too old resource version: {requested} ({oldest})"));
