@@ -167,7 +167,7 @@ fn MatrixView(
     }
 
     view! {
-        <TopBar cluster=cluster conn=hub.conn>
+        <TopBar cluster=cluster conn=hub.conn health=health>
             <Glance model=model/>
         </TopBar>
         <StaleBanner health=health conn=hub.conn/>
