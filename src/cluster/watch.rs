@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 mod failure;
 pub mod quiet;
 use crate::cluster::activity::Activity;
+pub use failure::is_transport;
 use failure::{describe, forbidden_user, is_expired, is_forbidden, is_streaming_rejection};
 pub use quiet::Freshness;
 
@@ -223,7 +224,7 @@ async fn session<K: Watched>(
                 }
                 let user = forbidden_user(&err, user);
                 let (message, lost) = describe(scope, &user, &err);
-                if failure::is_transport(&err) {
+                if is_transport(&err) {
                     // Every retry during an outage fails alike: the readiness poll logs the
                     // outage once when it starts and once when it ends (`live/freshness.rs`).
                     tracing::debug!(resource = %label, error = %err, lost, "{message}");

@@ -205,7 +205,7 @@ mod tests {
         );
         assert_eq!(live_mark(ConnState::Live, &[]), ("live", "● live"));
         assert_eq!(
-            live_mark(ConnState::Live, &[storage.clone()]),
+            live_mark(ConnState::Live, std::slice::from_ref(&storage)),
             ("stale", "◷ stale")
         );
         // A lost feed says so first: that is what the reader can act on.

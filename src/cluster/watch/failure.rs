@@ -105,7 +105,7 @@ pub(super) fn is_forbidden(err: &watcher::Error) -> bool {
 }
 
 /// A failure below HTTP (connection refused, reset, timed out): the API server gave no answer.
-pub(super) fn is_transport(err: &watcher::Error) -> bool {
+pub fn is_transport(err: &watcher::Error) -> bool {
     match err {
         watcher::Error::InitialListFailed(e)
         | watcher::Error::WatchStartFailed(e)
