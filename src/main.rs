@@ -63,8 +63,8 @@ enum Command {
         /// a bookmark (kube-apiserver sends one about every minute; e.g. 130s, 3s).
         #[arg(long, default_value = "130s", value_parser = parse_positive)]
         watch_quiet_after: std::time::Duration,
-        /// How often to read the API server's /readyz?verbose (e.g. 3s, 500ms).
-        #[arg(long, default_value = "3s", value_parser = parse_positive)]
+        /// How often to read the API server's /readyz?verbose (e.g. 2s, 500ms).
+        #[arg(long, default_value = "2s", value_parser = parse_positive)]
         readyz_every: std::time::Duration,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).

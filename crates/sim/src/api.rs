@@ -392,9 +392,12 @@ async fn dispatch(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
-    // Without its storage, kube-apiserver still serves watches from its cache; the rest fails.
+    // Without its storage, kube-apiserver still serves watches from its cache; the rest waits
+    // for etcd until the request timeout.
     if !params.watch {
-        state.settings.storage.check()?;
+        if let Err(timed_out) = state.settings.storage.wait(storage::REQUEST_TIMEOUT).await {
+            return Ok(timed_out);
+        }
     }
     match (method.clone(), rp.name.is_some()) {
         (Method::GET, _) if params.watch => watch::watch(state, &rp, &params, render),

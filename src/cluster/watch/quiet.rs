@@ -19,7 +19,7 @@ const KUBE_WATCH_TIMEOUT_SECS: u32 = 290;
 pub const DEFAULT_QUIET_AFTER: Duration = Duration::from_secs(130);
 
 /// The default period of the API server readiness poll.
-pub const DEFAULT_READYZ_EVERY: Duration = Duration::from_secs(3);
+pub const DEFAULT_READYZ_EVERY: Duration = Duration::from_secs(2);
 
 /// How the freshness checks are paced (`serve --watch-quiet-after`, `--readyz-every`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

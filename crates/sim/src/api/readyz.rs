@@ -33,9 +33,9 @@ fn readyz_report(
     let mut body = String::from("[+]ping ok\n[+]log ok\n");
     let mut ready = storage;
     body.push_str(if storage {
-        "[+]etcd ok\n"
+        "[+]etcd ok\n[+]etcd-readiness ok\n"
     } else {
-        "[-]etcd failed: reason withheld\n"
+        "[-]etcd failed: reason withheld\n[-]etcd-readiness failed: reason withheld\n"
     });
     for (name, health) in tasks {
         if health.running || health.finished {
@@ -94,7 +94,9 @@ mod readyz_tests {
         let (ready, body) = readyz_report(false, &[]);
         assert!(!ready);
         assert!(
-            body.contains("\n[-]etcd failed: reason withheld\n"),
+            body.contains(
+                "\n[-]etcd failed: reason withheld\n[-]etcd-readiness failed: reason withheld\n"
+            ),
             "{body}"
         );
         assert!(body.ends_with("readyz check failed\n"), "{body}");

@@ -1,7 +1,9 @@
 //! The simulated API server's storage switch: while the storage is "unavailable" the server
-//! behaves as kube-apiserver does with etcd down. Open watches stay open and deliver nothing
-//! (kube-apiserver keeps serving them from its watch cache, with no event, no bookmark and no
-//! error), reads and writes fail, and `/readyz` fails its `etcd` check.
+//! behaves as kube-apiserver v1.37.2 does with etcd killed (measured): open watches stay open
+//! and deliver no event and no error, only their bookmarks (kube-apiserver serves them from
+//! its watch cache, whose bookmark timer keeps running); a read or write waits for the
+//! storage up to the request timeout (60 s) and then gets 504 Timeout; `/readyz` fails its
+//! `etcd` and `etcd-readiness` checks.
 //!
 //! Why: the dashboard must notice this outage from the API server's own readiness (issue 26),
 //! and a test needs to cause it and end it at run time, on the sim as on the real control
@@ -13,8 +15,9 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::{ApiError, ApiState};
+use super::ApiState;
 
 /// Whether the storage is reachable, shared by every handler and open watch.
 #[derive(Debug, Clone)]
@@ -54,24 +57,34 @@ impl StorageSwitch {
         let _ = rx.wait_for(|available| *available).await;
     }
 
-    /// The error a read or write gets while the storage is away, else `Ok`.
-    pub fn check(&self) -> Result<(), ApiError> {
+    /// Waits for the storage like kube-apiserver's etcd client does: `Ok` once it is (or
+    /// stays) available, else kube-apiserver's 504 after `timeout`.
+    pub async fn wait(&self, timeout: Duration) -> Result<(), Response> {
         if self.is_available() {
-            Ok(())
-        } else {
-            Err(unavailable())
+            return Ok(());
+        }
+        match tokio::time::timeout(timeout, self.wait_available()).await {
+            Ok(()) => Ok(()),
+            Err(_) => Err(timed_out()),
         }
     }
 }
 
-/// What kube-apiserver answers a list, get or write when it cannot reach etcd.
-pub fn unavailable() -> ApiError {
-    ApiError {
-        code: 500,
-        reason: "InternalError",
-        message: "etcdserver: request timed out".into(),
-        details: None,
-    }
+/// kube-apiserver's `--request-timeout` default: a request waiting for etcd fails after it.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What kube-apiserver v1.37.2 answers a list or get it could not serve in time without etcd,
+/// byte for byte (its timeout filter writes a Status without kind and apiVersion).
+pub fn timed_out() -> Response {
+    let mut response = Response::new(axum::body::Body::from(
+        r#"{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}"#,
+    ));
+    *response.status_mut() = StatusCode::GATEWAY_TIMEOUT;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// `GET /debug/storage`: `{"available": bool}`.

@@ -208,16 +208,16 @@ pub fn watch(
     };
     let stream = async_stream::stream! {
         let deadline = later(timeout);
-        // Without its storage the watch is open and silent (kube-apiserver's watch cache).
-        tokio::select! {
-            _ = storage.wait_available() => {}
-            _ = tokio::time::sleep_until(deadline) => { return; }
-            _ = shutdown.changed() => { return; }
-        }
         let mut latest = store.latest();
         let mut cursor = match start_rv {
             Some(rv) => rv,
             None => {
+                // The initial events need a consistent read: without the storage, wait for it.
+                tokio::select! {
+                    _ = storage.wait_available() => {}
+                    _ = tokio::time::sleep_until(deadline) => { return; }
+                    _ = shutdown.changed() => { return; }
+                }
                 if let Some(minimum) = initial_not_older_than {
                     if let Err(e) = wait_until_fresh(&store, minimum, FRESHNESS_WAIT).await {
                         yield Ok(error_line(&e));
@@ -240,13 +240,18 @@ pub fn watch(
         let mut next_bookmark = later(bookmark_interval);
         loop {
             if !storage.is_available() {
-                // Silent until the storage returns: no event, no bookmark, no error; then on
-                // from where it stopped, with a fresh bookmark period.
+                // No event and no error until the storage returns (then on from where it
+                // stopped); the watch cache's bookmarks keep coming.
                 tokio::select! {
-                    _ = storage.wait_available() => { next_bookmark = later(bookmark_interval); }
+                    _ = storage.wait_available() => {}
                     _ = tokio::time::sleep_until(deadline) => { return; }
                     _ = shutdown.changed() => { return; }
+                    _ = tokio::time::sleep_until(next_bookmark), if bookmarks => {
+                        next_bookmark = later(bookmark_interval);
+                        yield Ok(enc.bookmark(cursor, false));
+                    }
                 }
+                continue;
             }
             match store.history_since(kind, cursor, BATCH) {
                 Err(StoreError::Gone { requested, oldest }) => {

@@ -21,8 +21,8 @@ pub struct ApiServerSettings {
     #[serde(deserialize_with = "de_duration", serialize_with = "ser_duration")]
     pub bookmark_interval: Duration,
     /// Starts with the storage unavailable, as kube-apiserver without etcd: open watches stay
-    /// open and deliver nothing, reads fail, `/readyz` fails its `etcd` check. At run time the
-    /// switch is `PUT /debug/storage` (`{"available": true|false}`).
+    /// open and deliver only bookmarks, reads wait and fail (504), `/readyz` fails its `etcd`
+    /// check. At run time the switch is `PUT /debug/storage` (`{"available": true|false}`).
     pub storage_unavailable: bool,
 }
 
