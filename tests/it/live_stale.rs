@@ -306,3 +306,71 @@ async fn kube_apiserver_without_etcd_is_stale_with_the_storage_cause_and_a_silen
     backend.converges(&dash, "the silence").await;
     Ok(())
 }
+
+// ---- the sim's wire behaviour ---------------------------------------------------------------
+
+/// A whole watch response (the watch ends after `timeoutSeconds`), or a read's status and body.
+async fn get_text(client: &kube::Client, path: &str) -> (u16, String) {
+    let request = Request::get(path).body(Vec::new()).expect("a request");
+    let response = client
+        .send(request.map(kube::client::Body::from))
+        .await
+        .expect("an answer");
+    let status = response.status().as_u16();
+    let body = response
+        .into_body()
+        .collect_bytes()
+        .await
+        .unwrap_or_default();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn the_sim_sends_bookmarks_only_when_asked_and_without_storage_only_bookmarks_and_504s() {
+    use daemonscope::sim::api::ApiSettings;
+    let sim = daemonscope::sim::start_with(daemonscope::sim::SimConfig {
+        api: ApiSettings {
+            bookmark_interval: Duration::from_millis(300),
+            request_timeout: Duration::from_millis(500),
+            ..ApiSettings::default()
+        },
+        ..daemonscope::sim::SimConfig::default()
+    })
+    .await
+    .expect("a sim");
+    // kube-client retries a 504 up to 15 times (server_retry): one answer is what is checked.
+    let mut config = sim.kube_config();
+    config.default_retry = false;
+    let client = kube::Client::try_from(config).expect("a client");
+    let (_, list) = get_text(&client, "/api/v1/nodes").await;
+    let list: serde_json::Value = serde_json::from_str(&list).expect("a NodeList");
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("a resourceVersion");
+    let watch = format!("/api/v1/nodes?watch=true&resourceVersion={rv}&timeoutSeconds=1");
+    let with_bookmarks = format!("{watch}&allowWatchBookmarks=true");
+    let (asked, not_asked) = tokio::join!(
+        get_text(&client, &with_bookmarks),
+        get_text(&client, &watch)
+    );
+    assert!(asked.1.contains(r#""type":"BOOKMARK""#), "{asked:?}");
+    assert!(!not_asked.1.contains("BOOKMARK"), "{not_asked:?}");
+
+    sim.storage.set_available(false);
+    let (watched, listed) = tokio::join!(
+        get_text(&client, &with_bookmarks),
+        get_text(&client, "/api/v1/nodes?limit=500")
+    );
+    assert!(watched.1.contains(r#""type":"BOOKMARK""#), "{watched:?}");
+    assert_eq!(listed.0, 504, "{listed:?}");
+    assert_eq!(
+        listed.1,
+        r#"{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}"#
+    );
+    let (code, readyz) = get_text(&client, "/readyz?verbose").await;
+    assert_eq!(code, 500);
+    assert!(
+        readyz.contains("[-]etcd failed: reason withheld\n"),
+        "{readyz}"
+    );
+}
