@@ -94,12 +94,14 @@ for (const backend of backends()) {
         await page.emulateMedia({ colorScheme: "light" });
       }
 
-      // Every page, freshly loaded (server-rendered, then live), shows it too.
+      // Every page, freshly loaded (server-rendered, then live), shows it too, at once: what
+      // it would read from the API server on demand says why it cannot instead of waiting.
       for (const url of PAGES.slice(1)) {
         await open(page, dash + url);
         await expect(banner, url).toContainText(CAUSE, { timeout: SEEN });
         await expect(mark, url).toHaveAttribute("data-live", "stale");
       }
+      await expect(page.locator(".content")).toContainText(CAUSE);
 
       await backend.startStorage();
       const started = Date.now();
@@ -107,7 +109,13 @@ for (const backend of backends()) {
       await expect(mark).toHaveAttribute("data-live", "live");
       console.log(`[${backend.name}] banner gone ${Date.now() - started} ms after the storage returned`);
       await expect.poll(async () => (await fetch(`${dash}/readyz`)).status, { timeout: RECOVERY }).toBe(200);
-      expect(errors).toEqual([]);
+      // The DaemonSet page's revision history is read on demand; while the cluster cannot be
+      // read the server function refuses at once (HTTP 500 with the cause, shown in the panel)
+      // instead of waiting out kube-apiserver's timeout. The browser logs that refusal; nothing
+      // else may fail.
+      const refused = "Failed to load resource: the server responded with a status of 500 (Internal Server Error)";
+      expect(errors.filter((e) => e !== refused)).toEqual([]);
+      expect(errors.length).toBeLessThanOrEqual(1);
     });
   });
 }
