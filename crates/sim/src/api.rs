@@ -48,6 +48,9 @@ pub struct ApiSettings {
     pub forbidden: Vec<crate::scenario::settings::ForbiddenRule>,
     /// Whether the storage answers (`/debug/storage` flips it at run time).
     pub storage: storage::StorageSwitch,
+    /// How long a read or write waits for an unavailable storage before its 504
+    /// (kube-apiserver's `--request-timeout`, 60 s).
+    pub request_timeout: Duration,
 }
 
 impl Default for ApiSettings {
@@ -57,6 +60,7 @@ impl Default for ApiSettings {
             default_watch_timeout: Duration::from_secs(1800),
             forbidden: Vec::new(),
             storage: storage::StorageSwitch::default(),
+            request_timeout: storage::REQUEST_TIMEOUT,
         }
     }
 }
@@ -395,7 +399,12 @@ async fn dispatch(
     // Without its storage, kube-apiserver still serves watches from its cache; the rest waits
     // for etcd until the request timeout.
     if !params.watch {
-        if let Err(timed_out) = state.settings.storage.wait(storage::REQUEST_TIMEOUT).await {
+        if let Err(timed_out) = state
+            .settings
+            .storage
+            .wait(state.settings.request_timeout)
+            .await
+        {
             return Ok(timed_out);
         }
     }
