@@ -59,16 +59,22 @@ fn input_error(path: &Path, err: ConvertError) -> CliError {
     }
 }
 
+/// The log filter without `RUST_LOG`.
+pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client::builder=off";
+
 /// JSON for people and scripts; serializing plain data cannot fail, but say so if it does.
 fn to_json(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value)
         .unwrap_or_else(|e| format!("{{\"error\": \"cannot render JSON: {e}\"}}"))
 }
 
-/// Logs go to stderr through `tracing`, filtered by `RUST_LOG` (default `info`).
+/// Logs go to stderr through `tracing`, filtered by `RUST_LOG` (default `info`, without
+/// kube-client's per-request ERROR line: while the API server is down every retry of every
+/// watcher printed one, 22 in a 10 s outage; the dashboard logs the outage itself, once when
+/// it starts and once with its length when it ends, see `cluster::live::freshness`).
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

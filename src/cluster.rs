@@ -4,6 +4,7 @@
 //! The flow is `watch` (kube-rs watchers) -> `projection` (objects reduced to domain facts at
 //! the edge) -> `live` (the shared, versioned state: `state` + `feed` + `metrics`).
 
+pub mod activity;
 pub mod connect;
 pub mod error;
 pub mod events;
@@ -13,6 +14,7 @@ pub mod live;
 pub mod metrics;
 pub mod projection;
 pub mod reader;
+pub mod readiness;
 pub mod state;
 pub mod watch;
 

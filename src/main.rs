@@ -59,6 +59,13 @@ enum Command {
         /// Report a rollout as stalled after this long without progress (e.g. 5m, 90s).
         #[arg(long, default_value = "5m", value_parser = parse_stall_after)]
         stall_after: std::time::Duration,
+        /// Restart a watch, and show its data stale, after this long with neither an event nor
+        /// a bookmark (kube-apiserver sends one about every minute; e.g. 130s, 3s).
+        #[arg(long, default_value = "130s", value_parser = parse_positive)]
+        watch_quiet_after: std::time::Duration,
+        /// How often to read the API server's /readyz?verbose (e.g. 2s, 500ms).
+        #[arg(long, default_value = "2s", value_parser = parse_positive)]
+        readyz_every: std::time::Duration,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -145,6 +152,8 @@ fn main() -> ExitCode {
             generate,
             new_node_grace,
             stall_after,
+            watch_quiet_after,
+            readyz_every,
         } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
@@ -164,6 +173,10 @@ fn main() -> ExitCode {
                 namespaces,
                 new_node_grace,
                 stall_after,
+                freshness: daemonscope::cluster::watch::Freshness {
+                    quiet_after: watch_quiet_after,
+                    readyz_every,
+                },
             };
             run_async(daemonscope::web::serve(options))
         }
@@ -191,6 +204,19 @@ fn parse_stall_after(text: &str) -> Result<std::time::Duration, String> {
         daemonscope::sim::scenario::settings::parse_duration(text).map_err(|e| e.to_string())?;
     if duration < std::time::Duration::from_secs(1) {
         return Err("must be at least 1s".to_string());
+    }
+    Ok(duration)
+}
+
+/// `--watch-quiet-after`, `--readyz-every`: a duration of at least 100 ms, at most a day.
+fn parse_positive(text: &str) -> Result<std::time::Duration, String> {
+    let duration =
+        daemonscope::sim::scenario::settings::parse_duration(text).map_err(|e| e.to_string())?;
+    if duration < std::time::Duration::from_millis(100) {
+        return Err("must be at least 100ms".to_string());
+    }
+    if duration > std::time::Duration::from_secs(86_400) {
+        return Err("must be at most 24h".to_string());
     }
     Ok(duration)
 }

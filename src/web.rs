@@ -55,6 +55,9 @@ pub struct ServeOptions {
     pub new_node_grace: crate::domain::coverage::NewNodeGrace,
     /// A rollout with no progress for this long is reported stalled (`--stall-after`).
     pub stall_after: std::time::Duration,
+    /// How often the API server's readiness is read and how long a watch may stay silent
+    /// (`--readyz-every`, `--watch-quiet-after`).
+    pub freshness: crate::cluster::watch::Freshness,
 }
 
 /// What every axum handler gets: the Leptos options and the live state. The server
@@ -245,7 +248,17 @@ pub async fn start_watching_with(
     let scopes = watch::scopes(namespaces);
     let live = Live::new(state, &scopes);
     let streaming = connect::supports_streaming_lists(&conn.client).await;
-    let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming);
+    let dog = watch::Watchdog {
+        activity: conn.activity.clone(),
+        freshness: conn.freshness,
+    };
+    let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming, &dog);
+    // The API server's own readiness: an open watch says nothing when its storage is gone.
+    let (polled, client) = (live.clone(), conn.client.clone());
+    let every = conn.freshness.readyz_every;
+    tasks.push(live.tasks().spawn("apiserver-readyz", move || {
+        crate::cluster::readiness::run(client.clone(), polled.clone(), every)
+    }));
     let ticking = live.clone();
     tasks.push(live.tasks().spawn("ticker", move || {
         let ticking = ticking.clone();
@@ -270,9 +283,10 @@ pub async fn start_watching_with(
 
 /// Serve the dashboard until interrupted.
 pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
-    let (conn, sim) = connect(&options.target)
+    let (mut conn, sim) = connect(&options.target)
         .await
         .map_err(std::io::Error::other)?;
+    conn.freshness = options.freshness;
     tracing::info!(cluster = %conn.cluster, "connected");
     // "Now" is the clock the cluster's timestamps come from: the embedded sim's simulated
     // clock (which may run faster than real time), else wall time.

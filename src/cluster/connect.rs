@@ -5,7 +5,10 @@
 //! TLS shortcut. Every request carries the user agent `daemonscope/<version>`, so an audit
 //! log (the simulated cluster's, or a real one) can tell the dashboard's requests apart.
 
+use crate::cluster::activity::{Activity, ActivityLayer};
+use crate::cluster::watch::Freshness;
 use crate::cluster::ConnectError;
+use kube::client::ClientBuilder;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use std::path::Path;
@@ -24,6 +27,11 @@ pub struct Connection {
     pub cluster: String,
     /// The configured user, named in "forbidden for user X" when the server does not say.
     pub user: String,
+    /// When bytes last arrived per resource path (the client's `ActivityLayer`), so a watch
+    /// that went quiet is noticed.
+    pub activity: Activity,
+    /// How the freshness checks are paced (serve's flags; tests use seconds).
+    pub freshness: Freshness,
 }
 
 impl std::fmt::Debug for Connection {
@@ -51,14 +59,21 @@ pub fn from_config(
     user: String,
 ) -> Result<Connection, ConnectError> {
     let config = with_user_agent(config);
-    let client = Client::try_from(config).map_err(|source| ConnectError::Client {
-        cluster: cluster.clone(),
-        source,
-    })?;
+    let activity = Activity::default();
+    // kube's own stack (TLS, auth, timeouts) with the observing layer outermost.
+    let client = ClientBuilder::try_from(config)
+        .map_err(|source| ConnectError::Client {
+            cluster: cluster.clone(),
+            source,
+        })?
+        .with_layer(&ActivityLayer::new(activity.clone()))
+        .build();
     Ok(Connection {
         client,
         cluster,
         user,
+        activity,
+        freshness: Freshness::default(),
     })
 }
 

@@ -6,8 +6,11 @@
 //! write so `/metrics` reads without recomputing anything. The pages' lookups live in
 //! `live/lookups.rs`, their recent Events in `live/page_events.rs`.
 
+mod freshness;
 mod lookups;
 mod page_events;
+
+pub use freshness::{Cause, API_SERVER};
 
 use crate::cluster::events::RecentEvents;
 use crate::cluster::feed::{Feed, FeedItem};
@@ -56,6 +59,8 @@ pub struct Live {
     /// waits on (or delays) the matrix.
     events: Mutex<RecentEvents>,
     metrics: Metrics,
+    /// The API server's readiness and the quiet watches (`live/freshness.rs`).
+    freshness: Mutex<freshness::Freshness>,
     /// Scope labels that must sync before `/readyz` says ready.
     expected: Vec<String>,
     /// The watcher and ticker tasks: restarted after a panic, and `/readyz` fails while one
@@ -102,6 +107,7 @@ impl Live {
             }),
             events: Mutex::new(RecentEvents::new()),
             metrics,
+            freshness: Mutex::new(freshness::Freshness::default()),
             expected: scopes.iter().map(Scope::label).collect(),
             tasks: daemonscope_supervise::Supervisor::new(),
         })
@@ -229,6 +235,7 @@ impl Live {
     /// A completed (re)list of `scope`: replaces its objects, marks it synced and healthy,
     /// and tells every client to take a fresh snapshot.
     pub fn replace(&self, scope: &Scope, objects: Vec<Projection>) -> u64 {
+        self.watch_delivering(scope);
         let label = scope.label();
         self.metrics.event_seen(&label, unix_now());
         self.metrics.relisted(&label);

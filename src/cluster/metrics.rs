@@ -29,6 +29,7 @@ pub struct Metrics {
     watch_relists: Family<Labels, Counter>,
     watch_errors: Family<Labels, Counter>,
     live_clients: Gauge,
+    cluster_reachable: Family<Labels, Gauge>,
     live_resnapshots: Family<Labels, Counter>,
 }
 
@@ -63,6 +64,7 @@ impl Metrics {
             watch_relists: Family::default(),
             watch_errors: Family::default(),
             live_clients: Gauge::default(),
+            cluster_reachable: Family::default(),
             live_resnapshots: Family::default(),
             registry: Registry::default(),
         };
@@ -131,7 +133,25 @@ impl Metrics {
             "Live clients sent a fresh snapshot instead of deltas, by reason",
             m.live_resnapshots.clone(),
         );
+        registry.register(
+            "cluster_reachable",
+            "1 when the cluster can be read now; 0 with the cause (apiserver_unreachable, storage_unavailable, apiserver_not_ready, watch_silent)",
+            m.cluster_reachable.clone(),
+        );
+        m.cluster_reachable
+            .get_or_create(&vec![("cause", "none".to_string())])
+            .set(1);
         Self { registry, ..m }
+    }
+
+    /// Records whether the cluster can be read now: one series, `cause="none"` at 1, or the
+    /// cause at 0 (the previous cause's series is removed, so a query sees only the current).
+    pub fn set_reachable(&self, cause: Option<&'static str>) {
+        self.cluster_reachable.clear();
+        let label = vec![("cause", cause.unwrap_or("none").to_string())];
+        self.cluster_reachable
+            .get_or_create(&label)
+            .set(i64::from(cause.is_none()));
     }
 
     /// Records a DaemonSet's current column.

@@ -10,6 +10,28 @@ use kube::api::{Api, ListParams};
 use kube::Client;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
+use std::future::Future;
+use std::time::Duration;
+
+/// The longest a page waits for one read: a stuck connection or an API server without its
+/// storage would otherwise hold the page for kube-apiserver's 60 s timeout times kube-client's
+/// retries.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `read`, or `Unavailable` when it takes longer than [`READ_TIMEOUT`].
+async fn bounded<T>(
+    what: &str,
+    read: impl Future<Output = Result<T, ReadError>>,
+) -> Result<T, ReadError> {
+    tokio::time::timeout(READ_TIMEOUT, read)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ReadError::Unavailable {
+                what: what.to_string(),
+                detail: format!("no answer within {} s", READ_TIMEOUT.as_secs()),
+            })
+        })
+}
 
 /// Read-only access to the API server for the pages that show one object in full.
 #[derive(Clone)]
@@ -84,9 +106,12 @@ impl Reader {
         K::DynamicType: Default,
     {
         let api: Api<K> = Api::namespaced(self.client.clone(), namespace);
-        api.get(name)
-            .await
-            .map_err(|err| ReadError::from_kube(what, err))
+        bounded(what, async {
+            api.get(name)
+                .await
+                .map_err(|err| ReadError::from_kube(what, err))
+        })
+        .await
     }
 
     /// LIST one namespace's objects of a kind matching `params`; `what` names it in the error.
@@ -104,10 +129,13 @@ impl Reader {
         K::DynamicType: Default,
     {
         let api: Api<K> = Api::namespaced(self.client.clone(), namespace);
-        api.list(params)
-            .await
-            .map(|list| list.items)
-            .map_err(|err| ReadError::from_kube(what, err))
+        bounded(what, async {
+            api.list(params)
+                .await
+                .map(|list| list.items)
+                .map_err(|err| ReadError::from_kube(what, err))
+        })
+        .await
     }
 }
 
@@ -135,5 +163,19 @@ mod tests {
         );
         let broken = ReadError::from_kube("pod ns/p", api_error(500, "etcd is down"));
         assert!(matches!(broken, ReadError::Unavailable { .. }));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_read_that_never_answers_is_unavailable_after_the_bound_not_minutes_later() {
+        let started = tokio::time::Instant::now();
+        let read = bounded("pod a/b", std::future::pending::<Result<(), ReadError>>()).await;
+        assert_eq!(
+            read,
+            Err(ReadError::Unavailable {
+                what: "pod a/b".into(),
+                detail: "no answer within 10 s".into()
+            })
+        );
+        assert_eq!(started.elapsed(), READ_TIMEOUT);
     }
 }

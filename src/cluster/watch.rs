@@ -6,7 +6,9 @@
 //! `InitDone` as one replacement, so a 410 relist never leaves stale cells behind. Any other
 //! failure marks the resource's health (what the page shows), is logged, and the watcher is
 //! rebuilt after a backoff: the rebuild relists, and that relist is what clears the banner.
-//! Only list and watch requests are sent (read-only, design).
+//! A session from which nothing arrived for the quiet bound (`watch/quiet.rs`) is dropped and
+//! rebuilt the same way, shown stale meanwhile. Only list and watch requests are sent
+//! (read-only, design).
 
 use crate::cluster::live::Live;
 use crate::cluster::projection::Projection;
@@ -22,7 +24,11 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 mod failure;
+pub mod quiet;
+use crate::cluster::activity::Activity;
+pub use failure::is_transport;
 use failure::{describe, forbidden_user, is_expired, is_forbidden, is_streaming_rejection};
+pub use quiet::Freshness;
 
 /// First retry delay after a failure; doubles up to `MAX_BACKOFF`.
 const MIN_BACKOFF: Duration = Duration::from_millis(500);
@@ -100,6 +106,17 @@ enum Ended {
     Failed,
     /// The server rejected the streaming list (no support): fall back to paginated lists.
     StreamingUnsupported,
+    /// Nothing arrived for the quiet bound: rebuild at once (the quiet bound was the wait).
+    Quiet,
+}
+
+/// What a session needs besides its API: where bytes are seen arriving, and the bound.
+#[derive(Debug, Clone)]
+pub struct Watchdog {
+    /// Arrivals per request path, from the client's layer.
+    pub activity: Activity,
+    /// The freshness settings.
+    pub freshness: Freshness,
 }
 
 /// Retry delays: exponential with a cap, reset once a list completes.
@@ -132,16 +149,40 @@ async fn session<K: Watched>(
     user: &str,
     streaming: bool,
     backoff: &mut Backoff,
+    dog: &Watchdog,
 ) -> Ended {
+    let bound = dog.freshness.quiet_after;
+    let config = watcher::Config::default().timeout(quiet::watch_timeout(bound));
     let config = if streaming {
-        watcher::Config::default().streaming_lists()
+        config.streaming_lists()
     } else {
-        watcher::Config::default()
+        config
     };
     let mut stream = watcher(api.clone(), config).boxed();
     let mut buffer: Option<Vec<Projection>> = None;
     let label = scope.label();
-    while let Some(event) = stream.next().await {
+    let path = quiet::scope_path(scope);
+    let started = tokio::time::Instant::now();
+    let mut check = tokio::time::interval(quiet::check_every(bound));
+    check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let event = tokio::select! {
+            event = stream.next() => match event {
+                Some(event) => event,
+                None => break,
+            },
+            _ = check.tick() => {
+                // Arrivals of an earlier session do not count for this one.
+                let last = dog.activity.last(&path).map_or(started, |at| at.max(started));
+                if last.elapsed() >= bound {
+                    let message = quiet::quiet_message(scope, bound);
+                    tracing::warn!(resource = %label, "{message}");
+                    live.watch_silent(scope, message);
+                    return Ended::Quiet;
+                }
+                continue;
+            }
+        };
         match event {
             Ok(Event::Init) => buffer = Some(Vec::new()),
             Ok(Event::InitApply(object)) => {
@@ -183,7 +224,13 @@ async fn session<K: Watched>(
                 }
                 let user = forbidden_user(&err, user);
                 let (message, lost) = describe(scope, &user, &err);
-                tracing::warn!(resource = %label, error = %err, lost, "{message}");
+                if is_transport(&err) {
+                    // Every retry during an outage fails alike: the readiness poll logs the
+                    // outage once when it starts and once when it ends (`live/freshness.rs`).
+                    tracing::debug!(resource = %label, error = %err, lost, "{message}");
+                } else {
+                    tracing::warn!(resource = %label, error = %err, lost, "{message}");
+                }
                 if is_forbidden(&err) {
                     live.watch_denied(scope, message);
                 } else {
@@ -204,13 +251,15 @@ pub async fn run<K: Watched>(
     live: Arc<Live>,
     user: String,
     streaming: bool,
+    dog: Watchdog,
 ) {
     let mut streaming = streaming;
     let mut backoff = Backoff::new();
     loop {
-        match session(&api, &scope, &live, &user, streaming, &mut backoff).await {
+        match session(&api, &scope, &live, &user, streaming, &mut backoff, &dog).await {
             Ended::StreamingUnsupported => streaming = false,
             Ended::Failed => tokio::time::sleep(backoff.step()).await,
+            Ended::Quiet => tokio::time::sleep(MIN_BACKOFF).await,
         }
     }
 }
@@ -252,6 +301,7 @@ pub fn spawn_all(
     live: &Arc<Live>,
     user: &str,
     streaming: bool,
+    dog: &Watchdog,
 ) -> Vec<JoinHandle<()>> {
     // Events for the namespaces the DaemonSets are watched in (optional data, see events).
     let namespaces: Vec<String> = scopes
@@ -267,26 +317,28 @@ pub fn spawn_all(
         let user = user.to_string();
         let scope = scope.clone();
         let client = client.clone();
+        let dog = dog.clone();
         // After a panic the watcher starts again with a fresh list, as after a 410.
         live.tasks().spawn(scope.label(), move || {
             let (live, user, scope) = (live_for_task.clone(), user.clone(), scope.clone());
             let client = client.clone();
+            let dog = dog.clone();
             async move {
                 match &scope {
                     Scope::Nodes => {
-                        run(Api::<Node>::all(client), scope, live, user, streaming).await
+                        run(Api::<Node>::all(client), scope, live, user, streaming, dog).await
                     }
                     Scope::DaemonSets(ns) => {
                         let api = api_for::<DaemonSet>(&client, ns);
-                        run(api, scope, live, user, streaming).await
+                        run(api, scope, live, user, streaming, dog).await
                     }
                     Scope::Pods(ns) => {
                         let api = api_for::<Pod>(&client, ns);
-                        run(api, scope, live, user, streaming).await
+                        run(api, scope, live, user, streaming, dog).await
                     }
                     Scope::Revisions(ns) => {
                         let api = api_for::<ControllerRevision>(&client, ns);
-                        run(api, scope, live, user, streaming).await
+                        run(api, scope, live, user, streaming, dog).await
                     }
                 }
             }

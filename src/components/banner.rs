@@ -89,6 +89,19 @@ pub fn conn_name(conn: ConnState) -> &'static str {
     }
 }
 
+/// The top bar's mark (`data-live` name, text): "live" only while the feed is connected and
+/// nothing the page shows is stale. A connected feed from a cluster that cannot be read (the
+/// API server lost its storage, a watch went quiet) is "stale", not "live" (issue 26).
+pub fn live_mark(conn: ConnState, health: &[ResourceHealth]) -> (&'static str, &'static str) {
+    match conn {
+        ConnState::Live if health.iter().any(|h| h.stale_since.is_some()) => ("stale", "◷ stale"),
+        ConnState::Idle => ("idle", "static"),
+        ConnState::Connecting => ("connecting", "connecting…"),
+        ConnState::Live => ("live", "● live"),
+        ConnState::Lost { .. } => ("lost", "○ disconnected"),
+    }
+}
+
 /// The top bar: product, cluster, navigation and the live indicator.
 #[component]
 pub fn TopBar(
@@ -98,23 +111,21 @@ pub fn TopBar(
     /// The feed's connection state.
     #[prop(into)]
     conn: Signal<ConnState>,
+    /// Resource health, so the mark says "stale" rather than "live" when data is stale.
+    #[prop(optional, into)]
+    health: Option<Signal<Vec<ResourceHealth>>>,
     /// The page's figures at a glance (the matrix: nodes, DaemonSets, problems).
     #[prop(optional)]
     children: Option<Children>,
 ) -> impl IntoView {
+    let health = health.unwrap_or_else(|| Signal::derive(Vec::new));
+    let mark = Memo::new(move |_| health.with(|h| live_mark(conn.get(), h)));
     view! {
         <header class="topbar">
             <a class="brand" href="/">"daemonscope"</a>
             <span class="cluster" data-testid="cluster">{move || cluster.get()}</span>
             {children.map(|c| view! { <span class="glance" data-testid="glance">{c()}</span> })}
-            <span class="live" data-live=move || conn_name(conn.get())>
-                {move || match conn.get() {
-                    ConnState::Idle => "static",
-                    ConnState::Connecting => "connecting…",
-                    ConnState::Live => "● live",
-                    ConnState::Lost { .. } => "○ disconnected",
-                }}
-            </span>
+            <span class="live" data-live=move || mark.get().0>{move || mark.get().1}</span>
             <ThemeToggle/>
         </header>
     }
@@ -181,6 +192,42 @@ mod tests {
             lost[0].text.contains("stale since 14:34:56 UTC"),
             "{:?}",
             lost
+        );
+    }
+
+    #[test]
+    fn the_mark_says_stale_not_live_while_anything_shown_is_stale() {
+        let storage = health(
+            "API server",
+            false,
+            Some("the API server cannot reach its storage (etcd)"),
+            Some(1_764_686_096),
+        );
+        assert_eq!(live_mark(ConnState::Live, &[]), ("live", "● live"));
+        assert_eq!(
+            live_mark(ConnState::Live, std::slice::from_ref(&storage)),
+            ("stale", "◷ stale")
+        );
+        // A lost feed says so first: that is what the reader can act on.
+        assert_eq!(
+            live_mark(ConnState::Lost { since: 1 }, &[storage]).0,
+            "lost"
+        );
+        let banner = banner_lines(
+            &[health(
+                "API server",
+                false,
+                Some("the API server cannot reach its storage (etcd)"),
+                Some(1_764_686_096),
+            )],
+            ConnState::Live,
+        );
+        assert_eq!(
+            banner.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+            vec![
+                "the API server cannot reach its storage (etcd)",
+                "API server: stale since 14:34:56 UTC"
+            ]
         );
     }
 

@@ -168,7 +168,7 @@ fn MatrixView(
 
     view! {
         <SkipToGrid/>
-        <TopBar cluster=cluster conn=hub.conn>
+        <TopBar cluster=cluster conn=hub.conn health=health>
             <Glance model=model/>
         </TopBar>
         <StaleBanner health=health conn=hub.conn/>

@@ -152,7 +152,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
     let events = super::events_resource(EventScope::Node, name.clone(), events_tick.into());
 
     view! {
-        <TopBar cluster=detail.cluster.clone() conn=hub.conn/>
+        <TopBar cluster=detail.cluster.clone() conn=hub.conn health=health/>
         <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="node-page" data-node=name.clone()>
             <p class="crumbs"><a href="/">"← matrix"</a></p>

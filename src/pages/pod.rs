@@ -7,7 +7,7 @@
 
 use super::failed::PodFailed;
 use super::poll::poll_tick;
-use crate::components::banner::TopBar;
+use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::events::RecentEvents;
 use crate::components::pod::{ContainerTable, PodConditions, PodFacts};
 use crate::domain::view::{EventScope, PodDetail};
@@ -62,6 +62,11 @@ fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
         let hub = hub.clone();
         move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())
     });
+    // The feed of the pod's node carries the cluster's health: stale data says so here too.
+    let health = Signal::derive({
+        let hub = hub.clone();
+        move || hub.health.get().unwrap_or_default()
+    });
     // Re-read on its own timer (events_resource polls every POLL too).
     let events = super::events_resource(EventScope::Pod, key.clone(), Signal::stored(0));
     let read_at = pod.read_at;
@@ -74,7 +79,8 @@ fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
         }
     });
     view! {
-        <TopBar cluster=cluster conn=hub.conn/>
+        <TopBar cluster=cluster conn=hub.conn health=health/>
+        <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="pod-page" data-pod=key.clone()>
             <p class="crumbs"><a href="/">"← matrix"</a>{crumbs}</p>
             <div class="detail-head">

@@ -53,10 +53,18 @@ pub(crate) fn views() -> Result<(Arc<Live>, Arc<MatrixCache>), DashboardError> {
 }
 
 /// The on-demand reader from the request context; without one, the objects it would read are
-/// unavailable (the page says so rather than showing nothing).
+/// unavailable (the page says so rather than showing nothing). While the cluster cannot be
+/// read (the API server lost its storage, is unreachable, a watch went quiet) a read would
+/// only wait for kube-apiserver's 60 s timeout and kube-client's retries, minutes in all, so
+/// the page says why at once instead (issue 26).
 pub(crate) fn reader() -> Result<Reader, DashboardError> {
-    use_context::<ServerContext>()
-        .and_then(|ctx| ctx.reader)
+    let ctx = use_context::<ServerContext>().ok_or_else(|| DashboardError::ClusterUnavailable {
+        detail: "the dashboard's cluster state is not available".to_string(),
+    })?;
+    if let Some((_, cause, _)) = ctx.live.unreadable() {
+        return Err(DashboardError::ClusterUnavailable { detail: cause });
+    }
+    ctx.reader
         .ok_or_else(|| DashboardError::ClusterUnavailable {
             detail: "this dashboard reads no single objects from an API server".to_string(),
         })

@@ -2,7 +2,9 @@
 //!
 //! Why separate probes: `/healthz` says the process serves requests (restart it if not);
 //! `/readyz` says every watcher finished its first list, so the page would not show a
-//! half-listed cluster as if it were complete. `/metrics` encodes values kept current on
+//! half-listed cluster as if it were complete, and that the cluster can be read now: while
+//! the API server is unreachable, has lost its storage, or a watch went quiet, a load
+//! balancer should send people to a replica that can read it (503 with the cause). `/metrics` encodes values kept current on
 //! write (cheap at 150,000 pods).
 
 use crate::web::AppState;
@@ -15,9 +17,17 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// Readiness: 200 once every watcher has synced and no background task is down after a
-/// panic, else 503 with what is missing or down (with its restart count and panic message).
+/// Readiness: 200 once every watcher has synced, no background task is down after a panic
+/// and the cluster can be read now, else 503 with what is missing, down or unreadable (with
+/// its restart count and panic message, or the cause and since when).
 pub async fn readyz(State(state): State<AppState>) -> Response {
+    let unreadable = state.live.unreadable().map(|(cause, text, since)| {
+        format!(
+            "cluster unreadable ({}) since {} UTC: {text}",
+            cause.label(),
+            crate::live_client::format_utc_time(since)
+        )
+    });
     let down: Vec<String> = state
         .live
         .tasks()
@@ -32,7 +42,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             )
         })
         .collect();
-    if state.live.is_ready() && down.is_empty() {
+    if state.live.is_ready() && down.is_empty() && unreadable.is_none() {
         return (StatusCode::OK, "ready\n").into_response();
     }
     let mut waiting: Vec<String> = state
@@ -46,6 +56,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         })
         .collect();
     waiting.extend(down);
+    waiting.extend(unreadable);
     (
         StatusCode::SERVICE_UNAVAILABLE,
         format!("not ready\n{}\n", waiting.join("\n")),

@@ -110,7 +110,11 @@ async fn a_forbidden_pod_list_is_shown_for_the_user_while_nodes_and_daemonsets_s
         daemonscope::cluster::state::ClusterState::new("sim"),
         &scopes,
     );
-    let tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, false);
+    let dog = watch::Watchdog {
+        activity: conn.activity.clone(),
+        freshness: conn.freshness,
+    };
+    let tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, false, &dog);
     let want = format!("cannot list pods: forbidden for user {SERVICE_ACCOUNT}");
     until("the pods error", || {
         health(&live, "pods").and_then(|h| h.error) == Some(want.clone())

@@ -21,6 +21,7 @@ use crate::support::live;
 use crate::support::real_cluster;
 
 use daemonscope::cluster::events::Page;
+use daemonscope::cluster::watch::Freshness;
 use daemonscope::domain::coverage::CellState;
 use daemonscope::domain::view::{MatrixSnapshot, ResourceHealth};
 use daemonscope::sim::replay::prepare;
@@ -36,7 +37,7 @@ use std::time::{Duration, Instant};
 use CellState::{Excluded, Ready};
 
 /// The real controllers and kwok take a second or two per step; a busy machine more.
-const REAL: Patience = Patience {
+pub(crate) const REAL: Patience = Patience {
     timeout: Duration::from_secs(60),
     poll: Duration::from_millis(250),
 };
@@ -47,7 +48,7 @@ const REAL: Patience = Patience {
 /// these tests at a time here) could both be handed the same port, and a cluster starting
 /// while another's kube-apiserver is down could take that port: seen as etcd's `bind:
 /// address already in use` and a 60 s wait for an etcd that had exited.
-static PORTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static PORTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 type PortsHeld = tokio::sync::MutexGuard<'static, ()>;
 
@@ -148,9 +149,9 @@ const SETTLED: &[(&str, &str, CellState)] = &[
 // ---- the backend --------------------------------------------------------------------------
 
 /// A control plane with `SCENARIO` loaded and the admin client that loaded it.
-struct Backend {
-    cluster: RealCluster,
-    admin: Client,
+pub(crate) struct Backend {
+    pub(crate) cluster: RealCluster,
+    pub(crate) admin: Client,
 }
 
 impl Backend {
@@ -164,11 +165,6 @@ impl Backend {
         let replay = prepare(&scenario::parse_str(SCENARIO, "live_k8s")?);
         replay.create_all(&admin).await?;
         Ok(Backend { cluster, admin })
-    }
-
-    /// The dashboard on the admin kubeconfig, through a proxy.
-    async fn dashboard(&self) -> Result<Dashboard, Box<dyn std::error::Error>> {
-        Dashboard::start(self.cluster.kube_config().await, "kubernetes", "admin").await
     }
 
     /// kubectl as an operator would run it; panics with its stderr when it fails.
@@ -220,7 +216,7 @@ impl Backend {
 
     /// Waits until the API server's objects (as the rules engine reads them) satisfy `done`:
     /// the controllers and kwok have finished what the test started.
-    async fn settled(&self, what: &str, mut done: impl FnMut(&MatrixSnapshot) -> bool) {
+    pub(crate) async fn settled(&self, what: &str, mut done: impl FnMut(&MatrixSnapshot) -> bool) {
         let deadline = Instant::now() + REAL.timeout;
         let mut last = None;
         loop {
@@ -242,7 +238,7 @@ impl Backend {
 
     /// Waits until the dashboard shows exactly what the rules engine computes from the API
     /// server's objects.
-    async fn converges(&self, dash: &Dashboard, what: &str) {
+    pub(crate) async fn converges(&self, dash: &Dashboard, what: &str) {
         live::converges(dash, what, REAL, || expected(&self.admin)).await;
     }
 }
@@ -306,7 +302,7 @@ fn assert_cells(dash: &Dashboard, want: &[(&str, &str, CellState)]) {
     }
 }
 
-fn health(dash: &Dashboard, resource: &str) -> Option<ResourceHealth> {
+pub(crate) fn health(dash: &Dashboard, resource: &str) -> Option<ResourceHealth> {
     dash.live
         .snapshot()
         .health
@@ -323,7 +319,7 @@ fn all_stale(dash: &Dashboard) -> bool {
         .all(|r| health(dash, r).is_some_and(|h| h.stale_since.is_some()))
 }
 
-fn all_live(dash: &Dashboard) -> bool {
+pub(crate) fn all_live(dash: &Dashboard) -> bool {
     dash.live
         .snapshot()
         .health
@@ -340,6 +336,13 @@ fn worker(name: &str) -> Result<Node, serde_json::Error> {
 
 /// A loaded control plane, settled, and the dashboard converged on it.
 async fn converged_start() -> Result<(Backend, Dashboard), Box<dyn std::error::Error>> {
+    converged_start_tuned(Freshness::default()).await
+}
+
+/// [`converged_start`] with the dashboard's freshness checks paced by `freshness`.
+pub(crate) async fn converged_start_tuned(
+    freshness: Freshness,
+) -> Result<(Backend, Dashboard), Box<dyn std::error::Error>> {
     let backend = Backend::start().await?;
     // Quiet means both of the node-lifecycle controller's taints on NotReady worker-4 as well:
     // NoSchedule comes with its first pass, NoExecute with a later, rate-limited one
@@ -351,7 +354,13 @@ async fn converged_start() -> Result<(Backend, Dashboard), Box<dyn std::error::E
             |m| has(m, SETTLED) && worker_4_fully_tainted(m),
         )
         .await;
-    let dash = backend.dashboard().await?;
+    let dash = Dashboard::start_tuned(
+        backend.cluster.kube_config().await,
+        "kubernetes",
+        "admin",
+        freshness,
+    )
+    .await?;
     until_within("initial sync", REAL.timeout, || dash.live.is_ready()).await;
     backend.converges(&dash, "the initial list").await;
     Ok((backend, dash))

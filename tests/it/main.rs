@@ -18,6 +18,7 @@ mod live_events;
 mod live_forbidden;
 mod live_k8s;
 mod live_sim;
+mod live_stale;
 mod page_disconnect;
 mod sim_admission;
 mod sim_api;

@@ -10,6 +10,9 @@
 #   cluster.sh down DIR         stop only the processes this script started (DIR/pids)
 #   cluster.sh stop-apiserver DIR / start-apiserver DIR
 #                               stop / restart kube-apiserver alone (same port, same data)
+#   cluster.sh stop-etcd DIR / start-etcd DIR
+#                               stop / restart etcd alone (same ports, same data): kube-apiserver
+#                               keeps running without its storage, as in an etcd outage
 #
 # KWOK_FAILING_IMAGES (space separated): pods with these images crash-loop (never ready).
 #
@@ -141,6 +144,7 @@ start_apiserver() {
 write_env() {
   cat >"$DIR/env" <<EOF
 ETCD_PORT=$ETCD_PORT
+ETCD_PEER_PORT=$ETCD_PEER_PORT
 APISERVER_PORT=$APISERVER_PORT
 TOKEN=$TOKEN
 SERVER=https://127.0.0.1:$APISERVER_PORT
@@ -155,12 +159,7 @@ start_etcd() {
   ETCD_PORT=$(free_port)
   ETCD_PEER_PORT=$(free_port)
   rm -rf "$DIR/etcd"
-  spawn etcd "$BIN/etcd" --name test --data-dir "$DIR/etcd" \
-    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "test=http://127.0.0.1:$ETCD_PEER_PORT" \
-    --unsafe-no-fsync --quota-backend-bytes=4294967296 --log-level=warn
+  spawn_etcd
   until curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; do
     if (($(now_ms) - t0 > 60000)) || ! alive etcd; then
       tail -n 30 "$DIR/logs/etcd.log" >&2
@@ -169,6 +168,16 @@ start_etcd() {
     sleep 0.1
   done
   write_env
+}
+
+# etcd on ETCD_PORT/ETCD_PEER_PORT over DIR/etcd (kept: a restart finds its data).
+spawn_etcd() {
+  spawn etcd "$BIN/etcd" --name test --data-dir "$DIR/etcd" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "test=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --unsafe-no-fsync --quota-backend-bytes=4294967296 --log-level=warn
 }
 
 up() {
@@ -254,19 +263,36 @@ down() {
   : >"$DIR/pids"
 }
 
-# Kills kube-apiserver and returns once it has exited and its port is free again, so that a
-# start-apiserver right after it binds the same port.
-stop_apiserver() {
-  local name pid
-  grep '^kube-apiserver ' "$DIR/pids" | while read -r name pid; do
+# Kills one component (kube-apiserver, etcd) and returns once it has exited and its ports are
+# free again, so that a restart right after it binds the same ports.
+stop_component() {
+  local what=$1 name pid
+  grep "^$what " "$DIR/pids" | while read -r name pid; do
     kill -9 "$pid" 2>/dev/null || true
     for _ in $(seq 100); do # up to 5 s; a zombie counts as gone
       kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
       sleep 0.05
     done
   done
-  grep -v '^kube-apiserver ' "$DIR/pids" >"$DIR/pids.new" || true
+  grep -v "^$what " "$DIR/pids" >"$DIR/pids.new" || true
   mv "$DIR/pids.new" "$DIR/pids"
+}
+
+# etcd again on its old ports and data; returns once it answers /health. kube-apiserver
+# reconnects by itself.
+restart_etcd() {
+  local t0
+  t0=$(now_ms)
+  # shellcheck disable=SC1091
+  . "$DIR/env"
+  spawn_etcd
+  until curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; do
+    if (($(now_ms) - t0 > 60000)) || ! alive etcd; then
+      tail -n 30 "$DIR/logs/etcd.log" >&2
+      die "etcd did not come back"
+    fi
+    sleep 0.1
+  done
 }
 
 restart_apiserver() {
@@ -278,13 +304,15 @@ restart_apiserver() {
 
 cmd=${1:-}
 DIR=${2:-}
-[ -n "$cmd" ] && [ -n "$DIR" ] || die "usage: cluster.sh up|down|stop-apiserver|start-apiserver DIR"
+[ -n "$cmd" ] && [ -n "$DIR" ] || die "usage: cluster.sh up|down|stop-apiserver|start-apiserver|stop-etcd|start-etcd DIR"
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 case $cmd in
 up) up ;;
 down) down ;;
-stop-apiserver) stop_apiserver ;;
+stop-apiserver) stop_component kube-apiserver ;;
 start-apiserver) restart_apiserver ;;
+stop-etcd) stop_component etcd ;;
+start-etcd) restart_etcd ;;
 *) die "unknown command $cmd" ;;
 esac

@@ -14,6 +14,7 @@ mod protobuf;
 mod read;
 mod readyz;
 pub mod status;
+pub mod storage;
 mod table;
 mod validate;
 mod watch;
@@ -38,20 +39,28 @@ pub use status::ApiError;
 /// Tunables of the HTTP API.
 #[derive(Debug, Clone)]
 pub struct ApiSettings {
-    /// How often an idle watch that asked for bookmarks gets one.
+    /// How often an idle watch that asked for bookmarks gets one (kube-apiserver: about a
+    /// minute; a scenario's `spec.apiServer.bookmarkInterval` overrides it).
     pub bookmark_interval: Duration,
     /// Watch length when the client gives no `timeoutSeconds`.
     pub default_watch_timeout: Duration,
     /// Requests refused with 403 as RBAC would (scenario `forbidden:` plus test choices).
     pub forbidden: Vec<crate::scenario::settings::ForbiddenRule>,
+    /// Whether the storage answers (`/debug/storage` flips it at run time).
+    pub storage: storage::StorageSwitch,
+    /// How long a read or write waits for an unavailable storage before its 504
+    /// (kube-apiserver's `--request-timeout`, 60 s).
+    pub request_timeout: Duration,
 }
 
 impl Default for ApiSettings {
     fn default() -> Self {
         ApiSettings {
-            bookmark_interval: Duration::from_secs(30),
+            bookmark_interval: crate::scenario::settings::DEFAULT_BOOKMARK_INTERVAL,
             default_watch_timeout: Duration::from_secs(1800),
             forbidden: Vec::new(),
+            storage: storage::StorageSwitch::default(),
+            request_timeout: storage::REQUEST_TIMEOUT,
         }
     }
 }
@@ -252,6 +261,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/readyz", get(readyz::readyz))
         .route("/livez", get(|| async { "ok" }))
         .route("/debug/audit", get(debug_audit))
+        .route("/debug/storage", get(storage::get).put(storage::put))
         .fallback(resource)
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), audit_layer))
@@ -274,7 +284,7 @@ async fn audit_layer(State(state): State<ApiState>, request: Request, next: Next
         .unwrap_or("")
         .to_string();
     let response = next.run(request).await;
-    if uri.path() == "/debug/audit" {
+    if uri.path().starts_with("/debug/") {
         return response;
     }
     let params = Params::parse(uri.query()).unwrap_or_default();
@@ -386,6 +396,18 @@ async fn dispatch(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
+    // Without its storage, kube-apiserver still serves watches from its cache; the rest waits
+    // for etcd until the request timeout.
+    if !params.watch {
+        if let Err(timed_out) = state
+            .settings
+            .storage
+            .wait(state.settings.request_timeout)
+            .await
+        {
+            return Ok(timed_out);
+        }
+    }
     match (method.clone(), rp.name.is_some()) {
         (Method::GET, _) if params.watch => watch::watch(state, &rp, &params, render),
         (Method::GET, true) => read::get(state, &rp, &params, render),

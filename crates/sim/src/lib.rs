@@ -122,6 +122,8 @@ pub struct SimHandle {
     pub addr: SocketAddr,
     pub store: Store,
     pub audit: AuditLog,
+    /// The storage switch: `set_available(false)` is an etcd outage (see `api::storage`).
+    pub storage: api::storage::StorageSwitch,
     stop: tokio::sync::watch::Sender<bool>,
     server: Option<tokio::task::JoinHandle<()>>,
     /// The DaemonSet controller and kubelet stand-in (None for an empty, API-only cluster).
@@ -241,6 +243,15 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
     api_settings
         .forbidden
         .extend(settings.forbidden.iter().cloned());
+    // A scenario's API server settings win over the defaults (tests pass their own `api`
+    // without a scenario).
+    if scenario.is_some() {
+        api_settings.bookmark_interval = settings.api_server.bookmark_interval;
+        if settings.api_server.storage_unavailable {
+            api_settings.storage.set_available(false);
+        }
+    }
+    let storage = api_settings.storage.clone();
     let controllers = scenario
         .is_some()
         .then(|| controller::spawn(store.clone(), settings, clock));
@@ -289,6 +300,7 @@ pub async fn start_with(config: SimConfig) -> Result<SimHandle, SimError> {
         addr,
         store,
         audit,
+        storage,
         stop,
         server: Some(server),
         controllers,

@@ -75,6 +75,11 @@ pub async fn run(api: Api<Event>, live: Arc<Live>, label: String, whole: bool) {
                 Err(watcher::Error::WatchError(s)) if s.code == 410 => {
                     tracing::info!(resource = %label, "events watch expired (410), relisting");
                 }
+                Err(err) if crate::cluster::watch::is_transport(&err) => {
+                    // No answer at all: the outage is logged once by the readiness poll.
+                    tracing::debug!(resource = %label, error = %err, "events are not available (optional: the pages show none); retrying");
+                    break;
+                }
                 Err(err) => {
                     tracing::warn!(resource = %label, error = %err, "events are not available (optional: the pages show none); retrying");
                     break;

@@ -104,6 +104,16 @@ pub(super) fn is_forbidden(err: &watcher::Error) -> bool {
     }
 }
 
+/// A failure below HTTP (connection refused, reset, timed out): the API server gave no answer.
+pub fn is_transport(err: &watcher::Error) -> bool {
+    match err {
+        watcher::Error::InitialListFailed(e)
+        | watcher::Error::WatchStartFailed(e)
+        | watcher::Error::WatchFailed(e) => !matches!(e, kube::Error::Api(_)),
+        _ => false,
+    }
+}
+
 pub(super) fn is_expired(err: &watcher::Error) -> bool {
     matches!(err, watcher::Error::WatchError(s) if s.code == 410)
 }

@@ -175,7 +175,7 @@ pub(super) fn DaemonSetView(
         .collect_view();
 
     view! {
-        <TopBar cluster=cluster conn=hub.conn/>
+        <TopBar cluster=cluster conn=hub.conn health=health/>
         <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="ds-page" data-daemonset=key.clone()>
             <p class="crumbs">

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 use daemonscope::cluster::connect;
+use daemonscope::cluster::watch::Freshness;
 use daemonscope::cluster::Live;
 use daemonscope::domain::coverage::{build_snapshot, CellState, NewNodeGrace};
 use daemonscope::domain::view::MatrixSnapshot;
@@ -41,6 +42,8 @@ pub struct Proxy {
     pub addr: SocketAddr,
     upstream: Arc<Mutex<SocketAddr>>,
     mode: watch::Sender<Mode>,
+    /// While true, open connections stay open and forward nothing (a stuck proxy).
+    silenced: watch::Sender<bool>,
     connections: Arc<Mutex<JoinSet<()>>>,
     _accept: tokio::task::JoinHandle<()>,
 }
@@ -51,11 +54,13 @@ impl Proxy {
         let addr = listener.local_addr()?;
         let upstream = Arc::new(Mutex::new(upstream));
         let (mode, mode_rx) = watch::channel(Mode::Forward);
+        let (silenced, silenced_rx) = watch::channel(false);
         let connections = Arc::new(Mutex::new(JoinSet::new()));
         let (up, conns) = (upstream.clone(), connections.clone());
         let accept = tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
+            while let Ok((inbound, _)) = listener.accept().await {
                 let mut mode_rx = mode_rx.clone();
+                let silenced_rx = silenced_rx.clone();
                 let up = up.clone();
                 let task = async move {
                     loop {
@@ -71,8 +76,13 @@ impl Proxy {
                         }
                     }
                     let target = *up.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Ok(mut outbound) = TcpStream::connect(target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    if let Ok(outbound) = TcpStream::connect(target).await {
+                        let (in_read, in_write) = inbound.into_split();
+                        let (out_read, out_write) = outbound.into_split();
+                        tokio::join!(
+                            pipe(in_read, out_write, silenced_rx.clone()),
+                            pipe(out_read, in_write, silenced_rx)
+                        );
                     }
                 };
                 conns.lock().unwrap_or_else(|e| e.into_inner()).spawn(task);
@@ -82,6 +92,7 @@ impl Proxy {
             addr,
             upstream,
             mode,
+            silenced,
             connections,
             _accept: accept,
         })
@@ -96,6 +107,12 @@ impl Proxy {
             .abort_all();
     }
 
+    /// Keeps every connection open but forwards nothing (`true`), or forwards again, the bytes
+    /// held meanwhile first (`false`): a proxy or load balancer that stops passing traffic.
+    pub fn silence(&self, silent: bool) {
+        let _ = self.silenced.send(silent);
+    }
+
     pub fn set_mode(&self, mode: Mode) {
         let _ = self.mode.send(mode);
     }
@@ -103,6 +120,29 @@ impl Proxy {
     pub fn redirect(&self, upstream: SocketAddr) {
         *self.upstream.lock().unwrap_or_else(|e| e.into_inner()) = upstream;
     }
+}
+
+/// Copies `from` to `to`; a chunk read while silenced waits until the silence ends.
+async fn pipe(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut silenced: watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if silenced.wait_for(|s| !*s).await.is_err() {
+            break;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
 }
 
 // ---- the dashboard under test -------------------------------------------------------------
@@ -126,9 +166,19 @@ impl Dashboard {
     /// Starts the dashboard's watchers (`web::start_watching`, as `serve` does) on `config`,
     /// with its server URL pointed at a new proxy in front of the server it named.
     pub async fn start(
+        config: kube::Config,
+        cluster: &str,
+        user: &str,
+    ) -> Result<Dashboard, Box<dyn std::error::Error>> {
+        Self::start_tuned(config, cluster, user, Freshness::default()).await
+    }
+
+    /// [`Dashboard::start`] with its freshness checks paced by `freshness` (tests use seconds).
+    pub async fn start_tuned(
         mut config: kube::Config,
         cluster: &str,
         user: &str,
+        freshness: Freshness,
     ) -> Result<Dashboard, Box<dyn std::error::Error>> {
         let url = config.cluster_url.clone();
         let upstream: SocketAddr = url
@@ -139,7 +189,8 @@ impl Dashboard {
         let proxy = Proxy::start(upstream).await?;
         let scheme = url.scheme_str().unwrap_or("http");
         config.cluster_url = format!("{scheme}://{}", proxy.addr).parse()?;
-        let conn = connect::from_config(config, cluster.into(), user.into())?;
+        let mut conn = connect::from_config(config, cluster.into(), user.into())?;
+        conn.freshness = freshness;
         let (live, tasks) = daemonscope::web::start_watching(&conn, &[]).await;
         Ok(Dashboard { live, proxy, tasks })
     }

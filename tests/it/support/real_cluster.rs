@@ -109,6 +109,16 @@ impl RealCluster {
         self.script("start-apiserver");
     }
 
+    /// Kills etcd alone: kube-apiserver keeps running, without its storage.
+    pub fn stop_etcd(&self) {
+        self.script("stop-etcd");
+    }
+
+    /// Starts etcd again on its ports with its data, and waits until it is healthy.
+    pub fn start_etcd(&self) {
+        self.script("start-etcd");
+    }
+
     fn script(&self, command: &str) {
         let out = Command::new(cluster_sh())
             .arg(command)

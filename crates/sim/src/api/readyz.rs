@@ -15,7 +15,7 @@ pub(super) async fn readyz(State(state): State<ApiState>, uri: Uri) -> Response 
         q.split('&')
             .any(|p| p == "verbose" || p.starts_with("verbose="))
     });
-    let (ready, body) = readyz_report(&state.tasks.report());
+    let (ready, body) = readyz_report(state.settings.storage.is_available(), &state.tasks.report());
     match (ready, verbose) {
         (true, false) => "ok".into_response(),
         (true, true) => body.into_response(),
@@ -23,10 +23,20 @@ pub(super) async fn readyz(State(state): State<ApiState>, uri: Uri) -> Response 
     }
 }
 
-/// The verbose `/readyz` text for these tasks, and whether all of them are up.
-fn readyz_report(tasks: &[(String, daemonscope_supervise::TaskHealth)]) -> (bool, String) {
-    let mut body = String::from("[+]ping ok\n");
-    let mut ready = true;
+/// The verbose `/readyz` text for the storage and these tasks, and whether all are up. The
+/// storage check fails the way kube-apiserver's does without etcd: `[-]etcd failed: reason
+/// withheld` (the reason is only given to privileged users, in the server's log).
+fn readyz_report(
+    storage: bool,
+    tasks: &[(String, daemonscope_supervise::TaskHealth)],
+) -> (bool, String) {
+    let mut body = String::from("[+]ping ok\n[+]log ok\n");
+    let mut ready = storage;
+    body.push_str(if storage {
+        "[+]etcd ok\n[+]etcd-readiness ok\n"
+    } else {
+        "[-]etcd failed: reason withheld\n[-]etcd-readiness failed: reason withheld\n"
+    });
     for (name, health) in tasks {
         if health.running || health.finished {
             body.push_str(&format!("[+]{name} ok (restarts: {})\n", health.restarts));
@@ -61,7 +71,7 @@ mod readyz_tests {
         });
         let _kubelet = tasks.spawn("kubelet", std::future::pending::<()>);
         tokio::time::sleep(Duration::from_millis(10)).await;
-        let (ready, body) = readyz_report(&tasks.report());
+        let (ready, body) = readyz_report(true, &tasks.report());
         assert!(!ready);
         assert!(body.contains("[+]kubelet ok (restarts: 0)"), "{body}");
         assert!(
@@ -69,12 +79,27 @@ mod readyz_tests {
             "{body}"
         );
         assert!(body.ends_with("readyz check failed\n"), "{body}");
+        assert!(body.contains("[+]etcd ok\n"), "{body}");
         // Started again after the 1 s backoff, it panicked once more: the count says so.
         tokio::time::sleep(Duration::from_millis(1000)).await;
-        let (_, body) = readyz_report(&tasks.report());
+        let (_, body) = readyz_report(true, &tasks.report());
         assert!(
             body.contains("[-]taint-eviction-controller failed: panicked, restarts so far 1:"),
             "{body}"
         );
+    }
+
+    #[test]
+    fn without_its_storage_readyz_fails_the_etcd_check_as_kube_apiserver_words_it() {
+        let (ready, body) = readyz_report(false, &[]);
+        assert!(!ready);
+        assert!(
+            body.contains(
+                "\n[-]etcd failed: reason withheld\n[-]etcd-readiness failed: reason withheld\n"
+            ),
+            "{body}"
+        );
+        assert!(body.ends_with("readyz check failed\n"), "{body}");
+        assert!(readyz_report(true, &[]).0);
     }
 }

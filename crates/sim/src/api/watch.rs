@@ -197,6 +197,7 @@ pub fn watch(
     let explicit_initial = params.send_initial_events == Some(true);
     let kind = rp.kind;
     let mut shutdown = state.shutdown.clone();
+    let storage = state.settings.storage.clone();
     let mut enc = Encoder {
         kind,
         render,
@@ -211,6 +212,12 @@ pub fn watch(
         let mut cursor = match start_rv {
             Some(rv) => rv,
             None => {
+                // The initial events need a consistent read: without the storage, wait for it.
+                tokio::select! {
+                    _ = storage.wait_available() => {}
+                    _ = tokio::time::sleep_until(deadline) => { return; }
+                    _ = shutdown.changed() => { return; }
+                }
                 if let Some(minimum) = initial_not_older_than {
                     if let Err(e) = wait_until_fresh(&store, minimum, FRESHNESS_WAIT).await {
                         yield Ok(error_line(&e));
@@ -232,6 +239,20 @@ pub fn watch(
         };
         let mut next_bookmark = later(bookmark_interval);
         loop {
+            if !storage.is_available() {
+                // No event and no error until the storage returns (then on from where it
+                // stopped); the watch cache's bookmarks keep coming.
+                tokio::select! {
+                    _ = storage.wait_available() => {}
+                    _ = tokio::time::sleep_until(deadline) => { return; }
+                    _ = shutdown.changed() => { return; }
+                    _ = tokio::time::sleep_until(next_bookmark), if bookmarks => {
+                        next_bookmark = later(bookmark_interval);
+                        yield Ok(enc.bookmark(cursor, false));
+                    }
+                }
+                continue;
+            }
             match store.history_since(kind, cursor, BATCH) {
                 Err(StoreError::Gone { requested, oldest }) => {
                     let err = ApiError::expired(format!("too old resource version: {requested} ({oldest})"));

@@ -8,8 +8,10 @@
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+mod api_server;
 mod duration;
 mod error;
+pub use api_server::{ApiServerSettings, DEFAULT_BOOKMARK_INTERVAL};
 pub use duration::parse_duration;
 use duration::{de_duration, ser_duration};
 pub use error::{DurationError, SettingsError, SettingsProblem};
@@ -50,6 +52,8 @@ pub struct SimulationSettings {
     /// Requests the API server refuses with 403, as RBAC would for a user lacking a verb, so
     /// the dashboard's "cannot list pods: forbidden for user X" can be seen and tested.
     pub forbidden: Vec<ForbiddenRule>,
+    /// The API server's own behaviour over time: bookmarks, storage reachability.
+    pub api_server: ApiServerSettings,
 }
 
 impl Default for SimulationSettings {
@@ -63,6 +67,7 @@ impl Default for SimulationSettings {
             blocked_creations: Vec::new(),
             updates: Vec::new(),
             forbidden: Vec::new(),
+            api_server: ApiServerSettings::default(),
         }
     }
 }
@@ -265,6 +270,10 @@ impl SimulationSettings {
                 c.initial_backoff,
             ),
             ("spec.controller.maxBackoff".to_string(), c.max_backoff),
+            (
+                "spec.apiServer.bookmarkInterval".to_string(),
+                self.api_server.bookmark_interval,
+            ),
         ];
         for (i, u) in self.updates.iter().enumerate() {
             durations.push((format!("spec.updates[{i}].after"), u.after));
@@ -281,6 +290,12 @@ impl SimulationSettings {
                     },
                 ));
             }
+        }
+        if self.api_server.bookmark_interval.is_zero() {
+            return Err(SettingsError::new(
+                "spec.apiServer.bookmarkInterval",
+                SettingsProblem::Zero,
+            ));
         }
         if self.controller.burst_replicas == 0 {
             return Err(SettingsError::new(

@@ -105,3 +105,29 @@ fn validation_names_the_field_that_is_wrong() {
         .to_string()
         .starts_with("spec.blockedCreations[0].daemonSet")));
 }
+
+#[test]
+fn the_api_server_settings_default_to_kube_apiservers_minute_and_a_zero_interval_is_refused() {
+    let defaults = SimulationSettings::default();
+    assert_eq!(
+        defaults.api_server.bookmark_interval,
+        Duration::from_secs(60)
+    );
+    assert!(!defaults.api_server.storage_unavailable);
+    let parsed: SimulationSettings = serde_json::from_value(serde_json::json!({
+        "apiServer": {"bookmarkInterval": "2s", "storageUnavailable": true}
+    }))
+    .unwrap_or_default();
+    assert_eq!(parsed.api_server.bookmark_interval, Duration::from_secs(2));
+    assert!(parsed.api_server.storage_unavailable);
+    let zero = SimulationSettings {
+        api_server: ApiServerSettings {
+            bookmark_interval: Duration::ZERO,
+            storage_unavailable: false,
+        },
+        ..SimulationSettings::default()
+    };
+    assert!(zero
+        .validate()
+        .is_err_and(|e| e.to_string().contains("spec.apiServer.bookmarkInterval")));
+}
