@@ -1,6 +1,6 @@
 // The coverage matrix of scenarios/demo.yaml, server-rendered and hydrated (issue 3 §4).
 // Expected states come from the scenario's manifests and the rules of
-// k8s-daemonset-semantics.md (section cited per case). Only states the simulated controllers
+// docs/kubernetes-rules.md (section cited per case). Only states the simulated controllers
 // cannot move are asserted (no pending pod that the kubelet will start a second later).
 import { test, expect, CELL_STATES } from "./fixtures/matrix-page";
 

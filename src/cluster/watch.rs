@@ -6,7 +6,7 @@
 //! `InitDone` as one replacement, so a 410 relist never leaves stale cells behind. Any other
 //! failure marks the resource's health (what the page shows), is logged, and the watcher is
 //! rebuilt after a backoff: the rebuild relists, and that relist is what clears the banner.
-//! Only list and watch requests are sent (read-only, design).
+//! Only list and watch requests are sent (docs/architecture.md#read-only).
 
 use crate::cluster::live::Live;
 use crate::cluster::projection::Projection;
