@@ -164,7 +164,8 @@ async fn run_dashboard(size: Size) -> BenchResult {
         .unwrap_or_default();
     let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
         kube::Api::namespaced(conn.client.clone(), "kube-system");
-    let on_node = kube::api::ListParams::default().fields(&format!("spec.nodeName={}", node_name(1)));
+    let on_node =
+        kube::api::ListParams::default().fields(&format!("spec.nodeName={}", node_name(1)));
     let sample = pods
         .list(&on_node)
         .await?
