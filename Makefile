@@ -1,6 +1,6 @@
 # daemonscope: `make run` and `make test` install what is missing, then build and run/test.
 # The WASM half is built with Debian's rustc 1.96 (`debian-web`, -Zbuild-std: no wasm32 std
-# comes from rustup here), the server half with rustup stable. See docs/toolchain notes in
+# comes from rustup here), the server half with rustup stable. See "Building by hand" in
 # README.md. Every install step is skipped when its tool is already present.
 
 SHELL := /bin/bash

@@ -158,15 +158,21 @@ async fn run_dashboard(size: Size) -> BenchResult {
     }
 
     // The dashboard's own cost per pod event, without the network: flip one pod's revision.
-    let sample = live.read(|s| {
-        let uid = s
-            .daemonset("kube-system/agent-00")
-            .map(|d| d.uid.clone())
-            .unwrap_or_default();
-        s.pods_in_cell(&uid, &node_name(1))
-            .first()
-            .map(|p| (*p).clone())
-    });
+    // The pod is read from the simulated cluster and projected as the watcher projects it.
+    let ds_uid = live
+        .read(|s| s.daemonset("kube-system/agent-00").map(|d| d.uid.clone()))
+        .unwrap_or_default();
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(conn.client.clone(), "kube-system");
+    let on_node =
+        kube::api::ListParams::default().fields(&format!("spec.nodeName={}", node_name(1)));
+    let sample = pods
+        .list(&on_node)
+        .await?
+        .items
+        .iter()
+        .map(daemonscope::edge::convert::pod_facts)
+        .find(|p| p.owner_uid.as_deref() == Some(ds_uid.as_str()));
     if let Some(pod) = sample {
         let rounds = 500;
         let started = Instant::now();

@@ -1,7 +1,8 @@
 //! daemonscope: a read-only, live web dashboard for Kubernetes DaemonSets.
 //!
-//! The module tree follows the layers of `design.md`: `domain` (pure rules, also in WASM),
-//! `cluster` and `sim` (server-only I/O), `web` (axum), `pages`/`components` (Leptos UI).
+//! The module tree follows the layers of `docs/architecture.md#layers`: `domain` (pure rules,
+//! also in WASM), `cluster` and `sim` (server-only I/O), `web` (axum), `pages`/`components`
+//! (Leptos UI).
 //!
 //! The UI modules import downwards only (no cycle; `use crate::` lines say so):
 //!

@@ -192,11 +192,6 @@ impl LiveHub {
         }
     }
 
-    /// Runs `f` on the live state (for pages that recut their window).
-    pub fn with_state<R>(&self, f: impl FnOnce(&LiveState) -> R) -> Option<R> {
-        self.state.lock().ok().map(|s| f(&s))
-    }
-
     /// Applies one message from the feed and notifies the subscribers.
     pub fn apply(&self, message: LiveMessage) -> Result<(), ApplyError> {
         let Ok(mut state) = self.state.lock() else {

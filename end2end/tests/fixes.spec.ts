@@ -1,5 +1,5 @@
 // Issue 14 item 3: the explanation panel gives the fix as text to paste, with a Copy button.
-// Cells from scenarios/demo.yaml; the rules are k8s-daemonset-semantics.md §a.2 (placement),
+// Cells from scenarios/demo.yaml; the rules are docs/kubernetes-rules.md §a.2 (placement),
 // §a.5 (tolerations), §a.7 and §c/§g.3 (misscheduled pods).
 import { test, expect } from "./fixtures/matrix-page";
 import type { Locator } from "@playwright/test";

@@ -1,6 +1,6 @@
 // The coverage matrix of scenarios/demo.yaml, server-rendered and hydrated (issue 3 §4).
 // Expected states come from the scenario's manifests and the rules of
-// k8s-daemonset-semantics.md (section cited per case). Only states the simulated controllers
+// docs/kubernetes-rules.md (section cited per case). Only states the simulated controllers
 // cannot move are asserted (no pending pod that the kubelet will start a second later).
 import { test, expect, CELL_STATES } from "./fixtures/matrix-page";
 
@@ -69,6 +69,21 @@ test.describe("coverage matrix", () => {
     }
     const excluded = await page.locator('.legend [data-legend="excluded"] .legend-count').innerText();
     expect(Number(excluded)).toBeGreaterThan(0);
+    // Each count is the number of cells in that state: every node is on the page, so the legend
+    // and the cells must agree (read together, since the demo's rollouts move on).
+    await expect
+      .poll(() =>
+        page.evaluate((states) => {
+          const wrong: Record<string, [string, number]> = {};
+          for (const state of states) {
+            const legend = document.querySelector(`.legend [data-legend="${state}"] .legend-count`)?.textContent ?? "";
+            const cells = document.querySelectorAll(`button.cell[data-state="${state}"]`).length;
+            if (legend !== String(cells)) wrong[state] = [legend, cells];
+          }
+          return wrong;
+        }, [...CELL_STATES]),
+      )
+      .toEqual({});
   });
 
   test("every DaemonSet shows counts, a budget gauge and the kubectl verdict", async ({ matrix, page }) => {
@@ -76,6 +91,21 @@ test.describe("coverage matrix", () => {
     for (const ds of DAEMONSETS) {
       const header = page.locator(`th.ds-col[data-daemonset="${ds}"]`);
       await expect(header.locator(".ds-counts")).toHaveText(/^\d+\/\d+$/);
+      // §c: desired is the nodes with shouldRun, i.e. every cell of the column but the excluded
+      // and misscheduled ones; ready never exceeds it.
+      await expect
+        .poll(() =>
+          page.evaluate((ds) => {
+            const [ready, desired] = (document.querySelector(`th.ds-col[data-daemonset="${ds}"] .ds-counts`)?.textContent ?? "")
+              .split("/")
+              .map(Number);
+            const cells = Array.from(document.querySelectorAll(`button.cell[data-daemonset="${ds}"]`));
+            const shouldRun = cells.filter((c) => !["excluded", "misscheduled"].includes(c.getAttribute("data-state") ?? ""));
+            const ok = desired === shouldRun.length && ready <= desired;
+            return ok ? "ok" : JSON.stringify({ ready, desired, shouldRun: shouldRun.length });
+          }, ds),
+        )
+        .toBe("ok");
       await expect(header.locator('[role="meter"]')).toHaveCount(1);
       await expect(page.locator(`[data-ds-summary="${ds}"] [data-testid="verdict"]`)).not.toBeEmpty();
     }

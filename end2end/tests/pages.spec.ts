@@ -9,7 +9,13 @@ test.describe("DaemonSet page", () => {
     // §e: not every pod is updated, so kubectl still waits.
     await expect(page.getByTestId("verdict")).toContainText('Waiting for daemon set "node-exporter" rollout to finish');
     await expect(page.locator(".gauge-text").first()).toContainText("maxUnavailable");
-    await expect(page.getByTestId("updated-count")).toContainText(/\d+ of 12 nodes updated/);
+    // §c updatedNumberScheduled: only worker-1 runs the current revision. The rollout holds there
+    // (§d.3: maxUnavailable 1 is used by worker-1's crash-looping new pod), so it stays at 1.
+    await expect(page.getByTestId("updated-count")).toHaveText("1 of 12 nodes updated");
+    const current = await page
+      .locator("tr[data-progress-node]")
+      .evaluateAll((rows) => rows.filter((r) => / · current /.test(r.querySelector(".pod-line")?.textContent ?? "")).map((r) => r.getAttribute("data-progress-node")));
+    expect(current).toEqual(["worker-1"]);
     // node-exporter tolerates everything (empty key + Exists, §a.5): every node has a row.
     await expect(page.locator("tr[data-progress-node]")).toHaveCount(12);
     await matrix.expectState("worker-1", "monitoring/node-exporter", "unready");

@@ -37,7 +37,7 @@ test.describe("revision history", () => {
     await expect(history.locator('[data-revision="1"]').getByTestId("revision-change")).toHaveText([
       "oldest revision kept: nothing older to compare with",
     ]);
-    // Read-only: the template's command line never reaches the page (design).
+    // The template's command line never reaches the page (docs/architecture.md#read-only).
     await expect(history).not.toContainText("--path.rootfs");
     await page.getByTestId("revision-history").scrollIntoViewIfNeeded();
     await page.screenshot({ path: "/tmp/wtb-revisions.png", fullPage: false });

@@ -241,11 +241,6 @@ impl ClusterState {
         })
     }
 
-    /// The daemon pods of one DaemonSet (by uid) aimed at one node.
-    pub fn pods_in_cell(&self, ds_uid: &str, node: &str) -> Vec<&crate::domain::PodFacts> {
-        self.pods.in_cell(ds_uid, node)
-    }
-
     /// Applies one added or modified object and returns the deltas it causes.
     pub fn apply(&mut self, object: Projection) -> Vec<Delta> {
         match object {

@@ -8,7 +8,7 @@
 //! rebuilt after a backoff: the rebuild relists, and that relist is what clears the banner.
 //! A session from which nothing arrived for the quiet bound (`watch/quiet.rs`) is dropped and
 //! rebuilt the same way, shown stale meanwhile. Only list and watch requests are sent
-//! (read-only, design).
+//! (docs/architecture.md#read-only).
 
 use crate::cluster::live::Live;
 use crate::cluster::projection::Projection;

@@ -1,7 +1,8 @@
 //! The page header and the stale banner.
 //!
-//! Why a banner: the design's "degrade, never lie": when a watch is forbidden or the feed is
-//! lost, the page keeps the last state on screen and says what is stale and since when.
+//! Why a banner: "degrade, never lie" (docs/architecture.md#degrade-never-lie): when a watch
+//! is forbidden or the feed is lost, the page keeps the last state on screen and says what is
+//! stale and since when.
 
 use crate::components::theme::ThemeToggle;
 use crate::domain::view::ResourceHealth;

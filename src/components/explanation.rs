@@ -2,7 +2,7 @@
 //! rule with node and pod values, what would change it, and the pods on the node.
 //!
 //! Why only these pod fields: the dashboard never renders env values, command lines or
-//! volume contents (design: read-only, no secrets), and `PodSummary` carries none.
+//! volume contents (docs/architecture.md#read-only: no secrets), and `PodSummary` carries none.
 
 use super::fixes::FixPlanView;
 use super::pod::pod_href;

@@ -21,7 +21,6 @@ struct Connection {
     source: EventSource,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
-    _on_open: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 thread_local! {
@@ -117,11 +116,8 @@ fn connect(hub: LiveHub, feed: Feed, attempt: u32) {
         }
     });
 
-    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_ev: web_sys::Event| {});
-
     source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
 
     let old = CURRENT.with(|c| {
         c.borrow_mut().replace(Connection {
@@ -129,7 +125,6 @@ fn connect(hub: LiveHub, feed: Feed, attempt: u32) {
             source,
             _on_message: on_message,
             _on_error: on_error,
-            _on_open: on_open,
         })
     });
     if let Some(old) = old {

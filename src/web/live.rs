@@ -3,7 +3,7 @@
 //! The first message is a `LiveMessage::Snapshot` (or, with `Last-Event-ID` / `?since=`, the
 //! deltas missed since then while the ring still has them), then one `LiveMessage::Deltas` per
 //! version with `id:` = version. A client that falls behind its bounded queue gets a fresh
-//! snapshot instead of blocking anyone (design: slow clients never block).
+//! snapshot instead of blocking anyone (docs/architecture.md#slow-clients-never-block).
 
 use crate::cluster::feed::FeedItem;
 use crate::cluster::live::Start;

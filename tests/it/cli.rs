@@ -1,5 +1,5 @@
 //! The offline commands, run as a user runs them: the built binary on kubectl-shaped dumps
-//! in `tests/fixtures/`. Each case names the rule of `k8s-daemonset-semantics.md` it mirrors.
+//! in `tests/fixtures/`. Each case names the rule of `docs/kubernetes-rules.md` it mirrors.
 //! Run with `cargo test --features ssr --test cli`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 const SERVICE_ACCOUNT: &str = "system:serviceaccount:daemonscope:daemonscope";
 /// The ClusterRole of `deploy/rbac.yaml`.
 const ROLE: &str = "daemonscope-read";
-/// The only verbs a read-only dashboard may send (design, "Read-only, provably").
+/// The only verbs a read-only dashboard may send (docs/architecture.md#read-only).
 const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
 
 /// Two nodes (kwok, the kubelet stand-in, makes them Ready) and one DaemonSet: its pods, its

@@ -11,6 +11,7 @@ mod support;
 
 mod cli;
 mod cli_hardening;
+mod docs_citations;
 mod k8s_admission;
 mod k8s_differential;
 mod k8s_rbac;

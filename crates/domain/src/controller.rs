@@ -26,7 +26,7 @@ pub use sync::{
 use super::facts::UpdateStrategy;
 use super::rollout::scale_int_or_percent;
 
-/// Which rule of `k8s-daemonset-semantics.md` each public function of this module mirrors.
+/// Which rule of `docs/kubernetes-rules.md` each public function of this module mirrors.
 pub const RULES: &[(&str, &str)] = &[
     (
         "allows_surge",

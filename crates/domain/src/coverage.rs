@@ -22,7 +22,7 @@ use super::scheduling::{Placement, Rule};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Which rule of `k8s-daemonset-semantics.md` each public function of this module mirrors.
+/// Which rule of `docs/kubernetes-rules.md` each public function of this module mirrors.
 pub const RULES: &[(&str, &str)] = &[
     (
         "cell_state",

@@ -190,7 +190,7 @@ impl std::fmt::Display for PodPhase {
     }
 }
 
-/// The compact projection of a daemon pod: bytes, not kilobytes (design: scale).
+/// The compact projection of a daemon pod: bytes, not kilobytes (docs/architecture.md#scale).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodFacts {
     pub namespace: String,

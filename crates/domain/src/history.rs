@@ -2,9 +2,10 @@
 //! order, what changed in each template, and which nodes still run each one.
 //!
 //! Why in the domain: the numbering must be kubectl's (controlled revisions keyed by their
-//! `revision`, §d.4, §f) and the diff must never show an env value (design: read-only, no
-//! env values). Both are rules, so they live here, tested, away from I/O. The edge turns a
-//! ControllerRevision into a [`RevisionRecord`]; the server adds the nodes per hash.
+//! `revision`, §d.4, §f) and the diff must never show an env value
+//! (docs/architecture.md#read-only: no env values). Both are rules, so they live here, tested,
+//! away from I/O. The edge turns a ControllerRevision into a [`RevisionRecord`]; the server
+//! adds the nodes per hash.
 
 use crate::coverage::bounded_to;
 use crate::facts::{Labels, Toleration};

@@ -3,7 +3,7 @@
 //! Why a separate layer: the same decisions are needed by the offline CLI, the live server,
 //! the simulated cluster's controller and the browser. Nothing here does I/O or async, and
 //! nothing here imports kube or k8s-openapi, so it compiles to WASM too. The rules follow
-//! `k8s-daemonset-semantics.md` (cited as §a…§i in doc comments and test names).
+//! `docs/kubernetes-rules.md` (cited as §a…§i in doc comments and test names).
 // A dependency the library never names fails its build (rustc's lint; tests excluded, since
 // dev-dependencies are not its to judge).
 #![cfg_attr(not(test), deny(unused_crate_dependencies))]

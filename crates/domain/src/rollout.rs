@@ -28,7 +28,7 @@ pub use verdict::{kubectl_rollout_status, rollout_status_for, RolloutVerdict, ON
 
 use super::facts::PodFacts;
 
-/// Which rule of `k8s-daemonset-semantics.md` each public function of this module mirrors, so
+/// Which rule of `docs/kubernetes-rules.md` each public function of this module mirrors, so
 /// a reader (or a test report) can go from code to rule and back.
 pub const RULES: &[(&str, &str)] = &[
     (

@@ -71,8 +71,8 @@ pub struct NodeRow {
     pub cells: Vec<CellState>,
 }
 
-/// Health of one watched resource, so the page can say what is stale or denied (design:
-/// "degrade, never lie").
+/// Health of one watched resource, so the page can say what is stale or denied (
+/// docs/architecture.md#degrade-never-lie).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceHealth {
     /// "nodes", "daemonsets", "pods", "controllerrevisions", "events"

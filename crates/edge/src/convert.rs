@@ -16,7 +16,9 @@ pub use revision::{daemonset_identity, revision_facts};
 use crate::domain::facts::*;
 use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Pod, PodSpec, PodTemplateSpec};
+#[cfg(any(test, feature = "testing"))]
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::api::core::v1::{Node, NodeSelectorRequirement, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
@@ -151,7 +153,9 @@ fn requirement(r: &NodeSelectorRequirement) -> SelectorRequirement {
 }
 
 /// The parts of a pod spec the placement rules read (§a.2, §b). A template without a spec
-/// gives empty facts; `daemonset_facts` rejects that case first.
+/// gives empty facts; `daemonset_facts` rejects that case first. Only the members' tests call
+/// it (the `testing` feature); the code itself goes through [`pod_spec_facts`].
+#[cfg(any(test, feature = "testing"))]
 pub fn template_facts(template: &PodTemplateSpec) -> TemplateFacts {
     template
         .spec

@@ -1,5 +1,5 @@
 //! The simulated cluster's HTTP API: the Kubernetes REST paths, verbs and wire formats that
-//! kubectl and kube-rs use (see `kube-api-wire.md`), served by axum over the `Store`.
+//! kubectl and kube-rs use (see `docs/kube-api-wire.md`), served by axum over the `Store`.
 //!
 //! Resource paths are parsed by hand (`/api/v1/namespaces/NS/pods/NAME/status`) rather than
 //! with route patterns, because Kubernetes paths are ambiguous by position

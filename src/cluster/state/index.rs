@@ -41,7 +41,7 @@ impl PodIndex {
     pub(crate) fn upsert(&mut self, pod: PodFacts) -> Vec<CellKey> {
         let mut touched = self.remove(&pod.uid);
         if pod.owner_uid.is_none() {
-            // Not a daemon pod: dropped at the edge (design: scale).
+            // Not a daemon pod: dropped at the edge (docs/architecture.md#scale).
             return touched;
         }
         if let Some(owner) = &pod.owner_uid {

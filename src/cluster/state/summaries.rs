@@ -159,7 +159,7 @@ impl ClusterState {
     /// recompute them one column per lock.
     /// Rollouts in progress are marked too: their rate's window slides and a stall begins with
     /// no event at all. Not while a watcher is down: no event then means no data, not no
-    /// progress, so the pace stays as it was last seen (design: degrade, never lie).
+    /// progress, so the pace stays as it was last seen (docs/architecture.md#degrade-never-lie).
     pub fn mark_time_dependent(&mut self) {
         let watching = self.health.values().all(|h| h.synced && h.error.is_none());
         let rolling = |k: &String| {

@@ -25,8 +25,10 @@ pub struct NodeActions {
     pub succeeded_pods: Vec<String>,
 }
 
+#[cfg(test)]
 impl NodeActions {
-    /// Every pod uid to delete when no backoff holds a failed pod back.
+    /// Every pod uid to delete when no backoff holds a failed pod back. Test-only: the sim's
+    /// controller applies the backoff to `failed_pods` and deletes each list on its own.
     pub fn all_deletes(&self) -> impl Iterator<Item = &str> {
         self.delete
             .iter()

@@ -171,7 +171,7 @@ fn fix_plan(
 
 /// A pod as the explanation and rollout pages show it: name, phase, readiness, whether it is
 /// updated (§d.4), revision, restarts, waiting reason, terminating, age. Why: never env,
-/// command lines or volumes (design), and one definition for every page.
+/// command lines or volumes (docs/architecture.md#read-only), and one definition for every page.
 pub fn pod_summary(ds: &DaemonSetFacts, pod: &PodFacts, now: i64) -> PodSummary {
     PodSummary {
         name: pod.name.clone(),

@@ -9,7 +9,8 @@ use crate::scheduling::DaemonPod;
 use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, StrategyKind};
 
 /// At most this many taints and labels are shown per row, each at most [`MAX_TEXT`] chars:
-/// the values come from the cluster and are shown to people (design: bounded).
+/// the values come from the cluster and are shown to people
+/// (docs/architecture.md#untrusted-input-is-escaped-and-bounded).
 const MAX_ITEMS: usize = 8;
 const MAX_TEXT: usize = 100;
 

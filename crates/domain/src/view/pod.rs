@@ -1,11 +1,12 @@
 //! One daemon pod in full, as the pod page (`/pod/NAMESPACE/NAME`) shows it.
 //!
-//! Why a type of its own and not `PodFacts`: the live store keeps a pod in bytes (design:
-//! scale), so the page reads the pod on demand and keeps only what a person debugging a
-//! failing agent needs: phase, conditions, each container's state and restarts. It has no
-//! field for env values, command lines, args, volumes or probes (design: read-only, nothing
-//! secret), so no page can show them by accident. Every string in it is cluster text,
-//! bounded in length by the edge that fills it, and rendered as text only.
+//! Why a type of its own and not `PodFacts`: the live store keeps a pod in bytes
+//! (docs/architecture.md#scale), so the page reads the pod on demand and keeps only what a
+//! person debugging a failing agent needs: phase, conditions, each container's state and
+//! restarts. It has no field for env values, command lines, args, volumes or probes
+//! (docs/architecture.md#read-only: nothing secret), so no page can show them by accident.
+//! Every string in it is cluster text, bounded in length by the edge that fills it, and
+//! rendered as text only.
 
 use crate::facts::PodPhase;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! What-if previews: one case per outcome, each naming the rule of the semantics document the
+//! What-if previews: one case per outcome, each naming the rule of `docs/kubernetes-rules.md` the
 //! before/after verdicts follow.
 
 use super::*;

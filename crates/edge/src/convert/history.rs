@@ -3,7 +3,7 @@
 //! Why here: the history reads `data` as the DaemonSet controller wrote it (UPD `getPatch`:
 //! `{"spec":{"template":{…,"$patch":"replace"}}}`), and only this crate knows API structs.
 //! Env values, commands, args and volumes are never copied out: the domain type has no field
-//! for them, so no page can show them (design: read-only).
+//! for them, so no page can show them (docs/architecture.md#read-only).
 
 use super::{pod_spec_facts, unix_seconds};
 use crate::domain::history::{ContainerTemplate, RevisionRecord, RevisionTemplate};

@@ -2,10 +2,10 @@
 //!
 //! Why here: a Kubernetes object becoming a domain value is the edge's one job. Why field by
 //! field into a type with no room for them: the pod page must never show env values,
-//! command lines, args, volumes, mounts or probe commands (design: read-only, nothing
-//! secret), so nothing here copies a container spec wholesale. Every string is cluster text,
-//! cut to a bound like an Event's message, and the lists are capped: a hostile pod cannot
-//! make the page or its answer large.
+//! command lines, args, volumes, mounts or probe commands (docs/architecture.md#read-only:
+//! nothing secret), so nothing here copies a container spec wholesale. Every string is cluster
+//! text, cut to a bound like an Event's message, and the lists are capped: a hostile pod
+//! cannot make the page or its answer large.
 
 use super::events::{cut, MAX_MESSAGE, MAX_REASON};
 use super::{daemonset_owner, pod_phase, target_node_name, unix_seconds};

@@ -3,7 +3,7 @@
 //! Kubernetes types (containers by name, env by name, ports by containerPort, conditions by
 //! type, ...) and replaces every other list whole (taints, tolerations, args), and honours
 //! the `$patch`, `$setElementOrder`, `$retainKeys` and `$deleteFromPrimitiveList` directives
-//! (wire doc §4).
+//! (wire §4).
 use serde_json::{Map, Value};
 
 use crate::store::Kind;

@@ -1,6 +1,6 @@
 //! The server-side `Table` rendering (`Accept: application/json;as=Table;…`) with the columns
 //! and cell values of the API server's printers, so `kubectl get nodes|pods|ds|events` prints
-//! the same output as against a real cluster (wire doc §5). All columns are always sent;
+//! the same output as against a real cluster (wire §5). All columns are always sent;
 //! kubectl hides the priority-1 ones unless `-o wide`.
 use std::sync::Arc;
 

@@ -70,6 +70,17 @@ fn nodes_carry_zones_pools_and_the_control_plane_taint() {
             .iter()
             .any(|t| t.key == "node-role.kubernetes.io/control-plane" && t.effect == "NoSchedule"));
     }
+    let in_pool = |pool: &str| {
+        s.nodes
+            .iter()
+            .filter(|n| {
+                n.metadata
+                    .labels
+                    .as_ref()
+                    .is_some_and(|l| l.get(names::POOL_LABEL).map(String::as_str) == Some(pool))
+            })
+            .count()
+    };
     let gpu = s
         .nodes
         .iter()
@@ -80,7 +91,24 @@ fn nodes_carry_zones_pools_and_the_control_plane_taint() {
                 .is_some_and(|l| l.get("workload-type").map(String::as_str) == Some("gpu"))
         })
         .count();
-    assert!(gpu > 0, "pools=3 includes the GPU pool");
+    // pools=3 is general, gpu, infra (weights 60, 8, 6 of 74). 200 nodes are 3 control-plane
+    // nodes and 197 workers; each pool gets its whole share, rounded down, and the first pool
+    // the remainder: gpu 197*8/74 = 21, infra 197*6/74 = 15, general 159 + 2.
+    assert_eq!(
+        gpu, 21,
+        "pools=3 includes the GPU pool, its whole share of the workers"
+    );
+    assert_eq!(
+        in_pool("gpu"),
+        21,
+        "every GPU-labelled node is in the gpu pool"
+    );
+    assert_eq!(in_pool("infra"), 15);
+    assert_eq!(
+        in_pool("general"),
+        161,
+        "the first pool takes the remainder"
+    );
     assert!(!s.nodes.iter().any(|n| n
         .metadata
         .name

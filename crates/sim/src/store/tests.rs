@@ -187,7 +187,7 @@ fn lists_page_in_key_order_within_a_namespace() {
 
 /// kube-apiserver reads every continue page at the first page's revision: a page read after
 /// the cluster changed still shows objects as they were, leaves out those created since, and
-/// keeps those deleted since (wire doc §2 Paging).
+/// keeps those deleted since (wire §2, paging).
 #[test]
 fn continue_pages_show_the_state_the_first_page_was_read_at() {
     let store = Store::new(StoreSettings::default());

@@ -89,8 +89,8 @@ fn the_controllers_patch_gives_images_env_names_resources_and_placement_d4() {
 
 #[test]
 fn env_values_and_command_lines_never_leave_the_edge() {
-    // Design: read-only, never env values or command lines. The whole record, as the page
-    // would receive it, holds neither.
+    // docs/architecture.md#read-only: never env values or command lines. The whole record, as
+    // the page would receive it, holds neither.
     let record = revision_record(&revision(controller_patch(), "uid-1", true));
     let text = format!("{record:?}");
     for secret in [
