@@ -16,34 +16,14 @@
 import { chromium } from "@playwright/test";
 import { spawn } from "node:child_process";
 import * as http from "node:http";
-import * as net from "node:net";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, arg, freePort, quantile, sleep } from "./common.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
 const SPEC = arg("generate", "nodes=5000,daemonsets=30,seed=1");
 const RUNS = Number(arg("runs", "40"));
 const BIN = path.resolve(ROOT, arg("bin", "target/release/daemonscope"));
 const PATHS = ["/", "/?problems=1"];
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-};
 const ms = (x) => `${x.toFixed(0)} ms`;
 const kb = (x) => `${(x / 1024).toFixed(0)} KiB`;
 

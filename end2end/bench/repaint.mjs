@@ -11,34 +11,14 @@
 // sample is "one change after a quiet period", the case a person sees. Prints p50/p90/max.
 import { chromium } from "@playwright/test";
 import { spawn } from "node:child_process";
-import * as net from "node:net";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, arg, freePort, quantile, sleep } from "./common.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
 const RUNS = Number(arg("runs", "40"));
 const BIN = path.resolve(ROOT, arg("bin", "target/debug/daemonscope"));
 const NODE = "worker-2";
 const CELL = `button.cell[data-node="${NODE}"][data-daemonset="kube-system/log-collector"]`;
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-};
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;

@@ -9,10 +9,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use crate::support::live;
+use crate::support::live::expected_from_store as expected;
 
 use daemonscope::cluster::connect;
 use daemonscope::domain::coverage::CellState;
-use daemonscope::domain::view::MatrixSnapshot;
 use daemonscope::sim::store::{Store, StoreSettings};
 use daemonscope::sim::{start_with, SimConfig, SimHandle};
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
@@ -35,16 +35,6 @@ async fn sim(history_limit: Option<usize>) -> Result<SimHandle, Box<dyn std::err
         };
     }
     Ok(start_with(config).await?)
-}
-
-/// What the rules engine says the matrix is, from the sim's own objects.
-fn expected(store: &Store) -> MatrixSnapshot {
-    live::expected_from(
-        &store.list::<Node>(None),
-        &store.list::<DaemonSet>(None),
-        &store.list::<ControllerRevision>(None),
-        &store.list::<Pod>(None),
-    )
 }
 
 /// Waits until the dashboard shows exactly what the rules engine computes from the sim.

@@ -11,18 +11,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use crate::live_k8s::{self, all_live, health, REAL};
-use crate::support::live::{self, until_within, Dashboard, Patience, TestResult};
+use crate::support::live::{
+    self, expected_from_store as expected, until_within, Dashboard, Patience, TestResult,
+};
 
 use axum::body::Body;
 use daemonscope::cluster::live::{Cause, API_SERVER};
 use daemonscope::cluster::watch::Freshness;
 use daemonscope::cluster::Live;
-use daemonscope::domain::view::MatrixSnapshot;
-use daemonscope::sim::store::Store;
 use daemonscope::sim::{start_in_process, ScenarioSource, SimHandle};
 use http::{Request, StatusCode};
-use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
-use k8s_openapi::api::core::v1::{Node, Pod};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
@@ -70,15 +68,6 @@ async fn sim() -> Result<(SimHandle, tempfile::TempDir), Box<dyn std::error::Err
     std::fs::write(&path, SCENARIO)?;
     let sim = start_in_process(ScenarioSource::File(path)).await?;
     Ok((sim, dir))
-}
-
-fn expected(store: &Store) -> MatrixSnapshot {
-    live::expected_from(
-        &store.list::<Node>(None),
-        &store.list::<DaemonSet>(None),
-        &store.list::<ControllerRevision>(None),
-        &store.list::<Pod>(None),
-    )
 }
 
 /// The dashboard's own `/readyz`: status and body.

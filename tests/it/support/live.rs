@@ -218,6 +218,16 @@ pub fn now() -> i64 {
         .unwrap_or(0)
 }
 
+/// What the rules engine says the matrix is, from the sim's own objects.
+pub fn expected_from_store(store: &daemonscope::sim::store::Store) -> MatrixSnapshot {
+    expected_from(
+        &store.list::<Node>(None),
+        &store.list::<DaemonSet>(None),
+        &store.list::<ControllerRevision>(None),
+        &store.list::<Pod>(None),
+    )
+}
+
 /// What the rules engine says the matrix is, from a backend's objects
 /// (`domain::coverage::build_snapshot` over `cluster::convert`).
 pub fn expected_from(
