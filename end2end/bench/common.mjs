@@ -30,3 +30,29 @@ export const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 };
+
+/**
+ * Starts `BIN serve --demo ARGS --listen <free port>` from the repository root, kills it when
+ * the process exits, and resolves with its base URL and process once `/readyz` answers 200
+ * (the first sync is done), or rejects after `timeoutMs`.
+ */
+export async function startDashboard(bin, args, timeoutMs = 60_000) {
+  const { spawn } = await import("node:child_process");
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  const server = spawn(bin, ["serve", "--demo", ...args, "--listen", `127.0.0.1:${port}`], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  process.on("exit", () => server.kill("SIGKILL"));
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return { base, server, readyAfterMs: Date.now() - started };
+    } catch {
+      // not up yet
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`${bin} was not ready within ${timeoutMs / 1000} s`);
+    await sleep(200);
+  }
+}

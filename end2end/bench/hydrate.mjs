@@ -7,29 +7,13 @@
 // `main[data-hydrated=true]` (the WASM has hydrated the page and a click works). Prints the
 // median and the max, and the WASM's bytes on the wire.
 import { chromium } from "@playwright/test";
-import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { ROOT, arg, freePort, quantile, sleep } from "./common.mjs";
+import { ROOT, arg, quantile, startDashboard } from "./common.mjs";
 
 const RUNS = Number(arg("runs", "9"));
 const BIN = path.resolve(ROOT, arg("bin", "target/debug/daemonscope"));
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const server = spawn(BIN, ["serve", "--demo", "--listen", `127.0.0.1:${port}`], {
-  cwd: ROOT,
-  stdio: ["ignore", "ignore", "inherit"],
-});
-process.on("exit", () => server.kill("SIGKILL"));
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${base}/readyz`)).ok) break;
-  } catch {
-    // not up yet
-  }
-  if (i > 300) throw new Error("the dashboard did not become ready within 60 s");
-  await sleep(200);
-}
+const { base, server } = await startDashboard(BIN, []);
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",

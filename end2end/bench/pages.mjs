@@ -14,10 +14,9 @@
 //   URL so the matrix is seen never to be downloaded whole.
 // Build first: `make release` (release WASM in target/site, release server).
 import { chromium } from "@playwright/test";
-import { spawn } from "node:child_process";
 import * as http from "node:http";
 import * as path from "node:path";
-import { ROOT, arg, freePort, quantile, sleep } from "./common.mjs";
+import { ROOT, arg, quantile, sleep, startDashboard } from "./common.mjs";
 
 const SPEC = arg("generate", "nodes=5000,daemonsets=30,seed=1");
 const RUNS = Number(arg("runs", "40"));
@@ -27,22 +26,9 @@ const PATHS = ["/", "/?problems=1"];
 const ms = (x) => `${x.toFixed(0)} ms`;
 const kb = (x) => `${(x / 1024).toFixed(0)} KiB`;
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
 const started = Date.now();
-const server = spawn(BIN, ["serve", "--demo", "--generate", SPEC, "--listen", `127.0.0.1:${port}`], {
-  cwd: ROOT,
-  stdio: ["ignore", "ignore", "inherit"],
-});
-process.on("exit", () => server.kill("SIGKILL"));
-for (;;) {
-  try {
-    if ((await fetch(`${base}/readyz`)).ok) break;
-  } catch {}
-  if (Date.now() - started > 300_000) throw new Error("the server was not ready within 5 minutes");
-  await sleep(200);
-}
-console.log(`cluster ${SPEC}: server ready after ${ms(Date.now() - started)} (${BIN})`);
+const { base, server, readyAfterMs } = await startDashboard(BIN, ["--generate", SPEC], 300_000);
+console.log(`cluster ${SPEC}: server ready after ${ms(readyAfterMs)} (${BIN})`);
 
 // The sim creates the daemon pods after the first sync: measure the converged cluster, i.e.
 // once no cell is missing its pod and the ready pods summed over /metrics have not changed

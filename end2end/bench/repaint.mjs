@@ -10,9 +10,8 @@
 // same time is taken back to its first state. Each change is made after a quiet second, so a
 // sample is "one change after a quiet period", the case a person sees. Prints p50/p90/max.
 import { chromium } from "@playwright/test";
-import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { ROOT, arg, freePort, quantile, sleep } from "./common.mjs";
+import { ROOT, arg, quantile, sleep, startDashboard } from "./common.mjs";
 
 const RUNS = Number(arg("runs", "40"));
 const BIN = path.resolve(ROOT, arg("bin", "target/debug/daemonscope"));
@@ -20,22 +19,7 @@ const NODE = "worker-2";
 const CELL = `button.cell[data-node="${NODE}"][data-daemonset="kube-system/log-collector"]`;
 
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const server = spawn(BIN, ["serve", "--demo", "--listen", `127.0.0.1:${port}`], {
-  cwd: ROOT,
-  stdio: ["ignore", "ignore", "inherit"],
-});
-process.on("exit", () => server.kill("SIGKILL"));
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${base}/readyz`)).ok) break;
-  } catch {
-    // not up yet
-  }
-  if (i > 300) throw new Error("the dashboard did not become ready within 60 s");
-  await sleep(200);
-}
+const { base, server } = await startDashboard(BIN, []);
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
