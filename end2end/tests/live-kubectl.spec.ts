@@ -9,11 +9,11 @@
 // DaemonSets that behave alike on both (log-collector on worker-2, gpu-monitor on the GPU nodes,
 // speaker on cp-1); where an expectation depends on the backend, a comment says why.
 import { test, expect, Page } from "@playwright/test";
-import { execFile, ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { backends, freePort, kill, startDaemonscope, waitForHttp, KUBECTL, type Backend } from "./fixtures/backend";
+import { backends, Dashboard, KUBECTL, type Backend } from "./fixtures/backend";
 
 const run = promisify(execFile);
 
@@ -92,9 +92,8 @@ for (const backend of backends()) {
   test.describe(`live kubectl [${backend.name}]`, () => {
     test.describe.configure({ mode: "serial" });
 
-    let dashboard: ChildProcess | undefined;
+    const dashboard = new Dashboard();
     let dash = "";
-    const stopDashboard = () => dashboard?.kill("SIGKILL");
 
     async function kubectl(...args: string[]): Promise<string> {
       const { stdout } = await run(KUBECTL, ["--kubeconfig", backend.kubeconfig, ...args], { timeout: 120_000 });
@@ -104,21 +103,15 @@ for (const backend of backends()) {
     test.beforeAll(async () => {
       test.setTimeout(180_000);
       await backend.start();
-      dash = `http://127.0.0.1:${await freePort()}`;
-      process.once("exit", stopDashboard);
-      dashboard = startDaemonscope(
-        ["serve", "--kubeconfig", backend.kubeconfig, "--listen", dash.replace("http://", "")],
-        path.join(backend.workDir, "dashboard.log"),
-      );
       // /readyz: the first sync is done (on the real backend the controllers may still be
       // creating pods: the tests wait for the states they start from).
-      await waitForHttp(`${dash}/readyz`);
+      await dashboard.start(backend);
+      dash = dashboard.url;
     });
 
     test.afterAll(async () => {
       test.setTimeout(60_000);
-      await kill(dashboard, "SIGTERM");
-      process.removeListener("exit", stopDashboard);
+      await dashboard.stop();
       await backend.stop();
     });
 

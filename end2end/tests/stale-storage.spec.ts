@@ -5,10 +5,8 @@
 // dashboard's /readyz must answer 503 with the reason; when the storage returns, all of it
 // clears by itself. The same spec runs on both backends (fixtures/backend.ts).
 import { test, expect, Page } from "@playwright/test";
-import { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as path from "node:path";
-import { backends, freePort, kill, startDaemonscope, waitForHttp, type Backend } from "./fixtures/backend";
+import { backends, Dashboard, type Backend } from "./fixtures/backend";
 
 const CAUSE = "the API server cannot reach its storage (etcd)";
 // Issue 26: "within 10 s every page shows the banner". kube-apiserver's own /readyz fails
@@ -28,26 +26,19 @@ for (const backend of backends()) {
   test.describe(`stale when the storage is gone [${backend.name}]`, () => {
     test.describe.configure({ mode: "serial" });
 
-    let dashboard: ChildProcess | undefined;
+    const dashboard = new Dashboard();
     let dash = "";
-    const stopDashboard = () => dashboard?.kill("SIGKILL");
 
     test.beforeAll(async () => {
       test.setTimeout(180_000);
       await backend.start();
-      dash = `http://127.0.0.1:${await freePort()}`;
-      process.once("exit", stopDashboard);
-      dashboard = startDaemonscope(
-        ["serve", "--kubeconfig", backend.kubeconfig, "--listen", dash.replace("http://", ""), "--readyz-every", "1s"],
-        path.join(backend.workDir, "dashboard.log"),
-      );
-      await waitForHttp(`${dash}/readyz`);
+      await dashboard.start(backend, ["--readyz-every", "1s"]);
+      dash = dashboard.url;
     });
 
     test.afterAll(async () => {
       test.setTimeout(60_000);
-      await kill(dashboard, "SIGTERM");
-      process.removeListener("exit", stopDashboard);
+      await dashboard.stop();
       await backend.stop();
     });
 
