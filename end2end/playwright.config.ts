@@ -37,7 +37,8 @@ export default defineConfig({
   },
   // Each worker tests its own demo server (fixtures/demo.ts), so spec files run side by side;
   // the 5,000-node journey (a CPU-bound sim and dashboard) runs alone after them, so that no
-  // other spec's timing shares its two cores.
+  // other spec's timing shares its two cores. To run it alone:
+  // `npx playwright test tests/scale-journey.spec.ts --no-deps`.
   projects: [
     { name: "chromium", testIgnore: SOLO },
     { name: "solo", testMatch: SOLO, dependencies: ["chromium"], workers: 1 },
