@@ -38,16 +38,25 @@ func main() {
 	}
 	m.ClientID = *clientID
 	m.ClientSecret = *clientSecret
-	if err := m.AddMiddleware(queueUser(m)); err != nil {
-		log.Fatal(err)
-	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := m.Start(ln, nil); err != nil {
-		log.Fatal(err)
-	}
+	// mockoidc's own endpoints, as its Start registers them, and the queue; served here
+	// because Start's mux answers 404 to any other path before a middleware sees it.
+	mux := http.NewServeMux()
+	mux.HandleFunc(mockoidc.AuthorizationEndpoint, m.Authorize)
+	mux.HandleFunc(mockoidc.TokenEndpoint, m.Token)
+	mux.HandleFunc(mockoidc.UserinfoEndpoint, m.Userinfo)
+	mux.HandleFunc(mockoidc.JWKSEndpoint, m.JWKS)
+	mux.HandleFunc(mockoidc.DiscoveryEndpoint, m.Discovery)
+	mux.HandleFunc("/test/queue-user", queueUser(m))
+	m.Server = &http.Server{Addr: ln.Addr().String(), Handler: mux}
+	go func() {
+		if err := m.Server.Serve(ln); err != nil && err != http.ErrServerClosed {
+			log.Fatal(err)
+		}
+	}()
 	// The issuer on stdout: the harness reads it (the port when --listen asked for any).
 	fmt.Printf("issuer %s\n", m.Issuer())
 	stop := make(chan os.Signal, 1)
@@ -57,34 +66,28 @@ func main() {
 }
 
 // queueUser answers POST /test/queue-user: the next login signs in that user.
-func queueUser(m *mockoidc.MockOIDC) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/test/queue-user" {
-				next.ServeHTTP(w, r)
-				return
-			}
-			if r.Method != http.MethodPost {
-				http.Error(w, "POST only", http.StatusMethodNotAllowed)
-				return
-			}
-			email := r.URL.Query().Get("email")
-			if email == "" {
-				http.Error(w, "email is required", http.StatusBadRequest)
-				return
-			}
-			var groups []string
-			if g := r.URL.Query().Get("groups"); g != "" {
-				groups = strings.Split(g, ",")
-			}
-			m.QueueUser(&mockoidc.MockUser{
-				Subject:           email,
-				Email:             email,
-				EmailVerified:     true,
-				PreferredUsername: strings.SplitN(email, "@", 2)[0],
-				Groups:            groups,
-			})
-			w.WriteHeader(http.StatusNoContent)
+func queueUser(m *mockoidc.MockOIDC) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		email := r.URL.Query().Get("email")
+		if email == "" {
+			http.Error(w, "email is required", http.StatusBadRequest)
+			return
+		}
+		var groups []string
+		if g := r.URL.Query().Get("groups"); g != "" {
+			groups = strings.Split(g, ",")
+		}
+		m.QueueUser(&mockoidc.MockUser{
+			Subject:           email,
+			Email:             email,
+			EmailVerified:     true,
+			PreferredUsername: strings.SplitN(email, "@", 2)[0],
+			Groups:            groups,
 		})
+		w.WriteHeader(http.StatusNoContent)
 	}
 }
