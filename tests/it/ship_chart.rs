@@ -248,7 +248,7 @@ impl Container {
     ) -> Container {
         let rootfs = dir.join("rootfs");
         std::fs::create_dir_all(&rootfs).expect("rootfs");
-        let export = Command::new(tool("crane"))
+        let mut export = Command::new(tool("crane"))
             .args(["export", "-", "-"])
             .stdin(std::fs::File::open(image.join("daemonscope.tar")).expect("image tarball"))
             .stdout(Stdio::piped())
@@ -258,10 +258,18 @@ impl Container {
             .arg("-x")
             .arg("-C")
             .arg(&rootfs)
-            .stdin(export.stdout.expect("crane's stdout"))
+            .stdin(export.stdout.take().expect("crane's stdout"))
             .status()
             .expect("tar");
+        assert!(
+            export.wait().expect("crane export").success(),
+            "crane export failed"
+        );
         assert!(untar.success(), "unpacking the image failed");
+        // Here user 65532 of the nested namespace is this test's own user outside, so file
+        // permissions cannot refuse it; in a pod it owns nothing in the image: everything must
+        // be readable (and directories and the binary executable) by others, nothing writable.
+        assert_world_readable(&rootfs, &rootfs);
 
         let config: Value = serde_json::from_str(
             &std::fs::read_to_string(image.join("config.json")).expect("config.json"),
@@ -375,6 +383,41 @@ impl Drop for Container {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Every file and directory under `dir` is readable by any user (directories and the binary
+/// also searchable/executable), and none is writable by one.
+fn assert_world_readable(root: &Path, dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in std::fs::read_dir(dir).expect("read the image's tree") {
+        let path = entry.expect("an entry").path();
+        let meta = std::fs::symlink_metadata(&path).expect("metadata");
+        let mode = meta.permissions().mode();
+        let shown = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        assert_eq!(mode & 0o002, 0, "{shown} is writable by others ({mode:o})");
+        assert_ne!(
+            mode & 0o004,
+            0,
+            "{shown} is not readable by others ({mode:o})"
+        );
+        if meta.is_dir() || shown == "app/daemonscope" {
+            assert_ne!(
+                mode & 0o001,
+                0,
+                "{shown} is not executable by others ({mode:o})"
+            );
+        }
+        if meta.is_dir() {
+            assert_world_readable(root, &path);
+        }
     }
 }
 
