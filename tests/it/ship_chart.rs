@@ -115,7 +115,7 @@ fn the_chart_lints_refuses_bad_values_by_name_and_renders_deploy() {
         &["template", "daemonscope", CHART, "-f", &login],
     );
     assert!(ok.status.success(), "helm template: {}", text(&ok));
-    let refused: [(&[&str], &str); 6] = [
+    let refused: [(&[&str], &str); 7] = [
         // The login is on by default: installing without saying where to log in is refused.
         (&[], "issuerURL"),
         (&["-f", &login, "--set", "replicas=2"], "replicas"),
@@ -139,6 +139,18 @@ fn the_chart_lints_refuses_bad_values_by_name_and_renders_deploy() {
         (
             &["-f", &login, "--set", "image.pullPolicy=Sometimes"],
             "pullPolicy",
+        ),
+        // An egress policy that does not say where kube-apiserver is would cut the dashboard off.
+        (
+            &[
+                "-f",
+                &login,
+                "--set",
+                "networkPolicy.enabled=true",
+                "--set",
+                "networkPolicy.restrictEgress=true",
+            ],
+            "apiServer/cidrs",
         ),
     ];
     for (extra, named) in refused {
@@ -565,6 +577,56 @@ fn the_chart_installs_under_restricted_pod_security_and_its_image_serves_every_p
         containers,
         ["daemonscope", "oauth2-proxy"],
         "the login proxy runs beside it"
+    );
+
+    // The optional Ingress and NetworkPolicy pass kube-apiserver's validation too.
+    let optional = helm(
+        &home,
+        &[
+            "template",
+            "daemonscope",
+            CHART,
+            "--namespace",
+            NS,
+            "-f",
+            &login,
+            "--set",
+            "ingress.enabled=true",
+            "--set",
+            "ingress.tlsSecretName=daemonscope-tls",
+            "--set",
+            "networkPolicy.enabled=true",
+            "--set",
+            "networkPolicy.restrictEgress=true",
+            "--set",
+            "networkPolicy.apiServer.cidrs={10.96.0.1/32}",
+            "--show-only",
+            "templates/ingress.yaml",
+            "--show-only",
+            "templates/networkpolicy.yaml",
+        ],
+    );
+    assert!(
+        optional.status.success(),
+        "helm template: {}",
+        text(&optional)
+    );
+    let optional_file = work.path().join("optional.yaml");
+    std::fs::write(&optional_file, &optional.stdout).expect("optional.yaml");
+    let created = kubectl_ok(
+        &cluster,
+        &[
+            "create",
+            "--dry-run=server",
+            "-f",
+            &optional_file.to_string_lossy(),
+        ],
+    );
+    assert!(
+        created.contains("ingress.networking.k8s.io/daemonscope created (server dry run)")
+            && created
+                .contains("networkpolicy.networking.k8s.io/daemonscope created (server dry run)"),
+        "{created}"
     );
 
     // What the chart grants: nodes cluster-wide, the rest in `agents` only.
