@@ -12,7 +12,8 @@
 //! only get, list and watch from that service account, on exactly what the chart grants.
 //!
 //! Needs `make ship` (helm, crane), `make k8s`, `make build` (target/site), and user
-//! namespaces (`unshare -r`). Run with `cargo test --features ssr --test it ship_chart::`.
+//! namespaces (`unshare -r`). Run with `cargo test --features ssr --test it ship_chart::`;
+//! `DAEMONSCOPE_IMAGE_DIR=target/image` runs `make image`'s image instead of building one.
 
 use crate::support::audit::{assert_read_only_as, dashboard_requests, Request};
 use crate::support::real_cluster::{root, RealCluster};
@@ -467,20 +468,22 @@ fn the_chart_installs_under_restricted_pod_security_and_its_image_serves_every_p
         .prefix("daemonscope-chart-")
         .tempdir()
         .expect("tempdir");
-    let image_dir = work.path().join("image");
+    // DAEMONSCOPE_IMAGE_DIR: an image already built (`make image`: target/image) instead of
+    // one from this test build's debug binary.
+    let prebuilt = std::env::var_os("DAEMONSCOPE_IMAGE_DIR").map(|d| root().join(d));
+    let image_dir = prebuilt
+        .clone()
+        .unwrap_or_else(|| work.path().join("image"));
     // The image builds (~5 s) while the control plane starts.
-    let image = std::thread::scope(|s| {
-        let image = s.spawn(|| build_image(&image_dir));
+    let (image_build, cluster) = std::thread::scope(|s| {
+        let image = s.spawn(|| prebuilt.is_none().then(|| build_image(&image_dir)));
         let cluster =
             RealCluster::start_with(&[], &["deployment-controller", "replicaset-controller"]);
         (image.join().expect("image thread"), cluster)
     });
-    let (image_build, cluster) = image;
-    assert!(
-        image_build.status.success(),
-        "image.sh: {}",
-        text(&image_build)
-    );
+    if let Some(out) = image_build {
+        assert!(out.status.success(), "image.sh: {}", text(&out));
+    }
     let image_ms = started.elapsed().as_millis();
 
     let objects = work.path().join("objects.yaml");
