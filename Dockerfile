@@ -1,5 +1,5 @@
-# Runtime image for in-cluster use. Build the artefacts first with `make release`
-# (this machine has no Docker engine; build the image where one runs).
+# Runtime image for a machine with a Docker engine. `make image` builds the tested image without
+# one (crane; README, "Deploy in a cluster"). Build the artefacts first with `make release`.
 FROM gcr.io/distroless/cc-debian12:nonroot
 WORKDIR /app
 COPY target/release/daemonscope /app/daemonscope

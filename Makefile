@@ -22,13 +22,15 @@ export PATH := $(HOME)/.cargo/bin:$(TOOLS)/bin:$(PATH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 
-.PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s build build-wasm wasm-compile build-server site \
+.PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s ship image image-debug deploy-manifests build build-wasm wasm-compile build-server site \
 	run test test-build test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
 
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
 	@echo "make test   unit + integration tests, clippy, and the Playwright suite"
 	@echo "make test-k8s  only the suites against Kubernetes v1.37.2's own control plane (built by make k8s)"
+	@echo "make image  the OCI image (target/image: OCI layout and tarball) without a container engine"
+	@echo "make deploy-manifests  deploy/*.yaml from the Helm chart (deploy/helm/daemonscope)"
 	@echo "make release / make wasm-size / make bench / make fuzz (FUZZ_SECONDS per target)"
 
 ## ---- installation (idempotent; seconds when everything is present) ----
@@ -90,6 +92,47 @@ k8s:
 	  echo "control plane built in $$(( $$(date +%s) - start )) s"; \
 	fi
 
+## ---- shipping: the image, the chart, the login (tools/ship) ----
+
+# crane (go-containerregistry: the image without a daemon), helm v4 (the chart), oauth2-proxy (the
+# login in front) and a mockoidc main (the OIDC provider of the login tests), from the Go module
+# proxy into .tools/ship/bin under a stamp like `k8s`'s: a no-op when the binaries match go.mod,
+# go.sum and the main.
+SHIP_BIN := $(TOOLS)/ship/bin
+SHIP_SOURCES := tools/ship/go.mod tools/ship/go.sum tools/ship/cmd/mockoidc/main.go
+HELM := $(SHIP_BIN)/helm
+
+ship:
+	@command -v go >/dev/null || { echo "Go is needed to build crane, helm and oauth2-proxy (go1.26: see README)"; exit 1; }
+	@want="$$(cat $(SHIP_SOURCES) | sha256sum | cut -c1-16)"; \
+	if [ "$$(cat $(SHIP_BIN)/.stamp 2>/dev/null)" != "$$want" ]; then \
+	  echo "building crane, helm, oauth2-proxy and mockoidc into $(SHIP_BIN)"; \
+	  start=$$(date +%s); mkdir -p $(SHIP_BIN); \
+	  (cd tools/ship && go build -ldflags '-s -w' -o $(SHIP_BIN)/ \
+	    github.com/google/go-containerregistry/cmd/crane helm.sh/helm/v4/cmd/helm \
+	    github.com/oauth2-proxy/oauth2-proxy/v7 ./cmd/mockoidc); \
+	  echo "$$want" > $(SHIP_BIN)/.stamp; \
+	  echo "ship tools built in $$(( $$(date +%s) - start )) s"; \
+	fi
+
+# What the image holds beside the binary: the site, until the binary embeds it (feature
+# `embed-site`, `make release`); then this is empty and the image is the binary and its libraries.
+IMAGE_SITE := $(SITE)
+IMAGE_DIR := target/image
+
+# The image from the release build (README: "Deploy in a cluster").
+image: release ship
+	tools/ship/image.sh $(IMAGE_DIR) target/release/daemonscope $(IMAGE_SITE)
+
+# The same image from the debug build (what the tests run: a release build takes minutes here).
+image-debug: build-server site ship
+	tools/ship/image.sh target/image-debug target/debug/daemonscope $(IMAGE_SITE)
+
+# The plain manifests of deploy/ are the chart's, rendered with deploy/helm/plain-values.yaml
+# (tests/it/ship_chart.rs checks they are equal).
+deploy-manifests: ship
+	tools/ship/manifests.sh deploy
+
 ## ---- build ----
 
 build: build-wasm build-server site
@@ -125,7 +168,7 @@ run: deps-apt deps-rust build
 # Rust tests: cargo holds the build directory's lock only while compiling, so it checks while the
 # suites against the control plane mostly wait on it (2.3 min of clippy off the critical path).
 test: deps-apt deps-toolchain deps-npm deps-kubectl
-	$(MAKE) -j4 k8s build test-build
+	$(MAKE) -j4 k8s ship build test-build
 	$(MAKE) -j2 test-rust lint
 	$(MAKE) test-e2e
 	@echo "all tests passed"

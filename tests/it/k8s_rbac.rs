@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 #![cfg(feature = "ssr")]
 
+use crate::support::audit::{assert_read_only_as, dashboard_requests, Request, READ_VERBS};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -22,8 +23,6 @@ use std::time::{Duration, Instant};
 const SERVICE_ACCOUNT: &str = "system:serviceaccount:daemonscope:daemonscope";
 /// The ClusterRole of `deploy/rbac.yaml`.
 const ROLE: &str = "daemonscope-read";
-/// The only verbs a read-only dashboard may send (docs/architecture.md#read-only).
-const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
 
 /// Two nodes (kwok, the kubelet stand-in, makes them Ready) and one DaemonSet: its pods, its
 /// ControllerRevision and the Events of both come from the real controllers.
@@ -262,38 +261,6 @@ fn assert_page(dashboard: &Dashboard, path: &str, shows: &[&str]) {
     }
 }
 
-/// One request of the dashboard in kube-apiserver's audit log.
-#[derive(Debug)]
-struct Request {
-    verb: String,
-    /// (apiGroup, resource); `None` for a non-resource URL such as `/version`.
-    resource: Option<(String, String)>,
-    user: String,
-    code: u64,
-    uri: String,
-}
-
-/// The audit events (audit.k8s.io/v1, JSON lines) whose user agent is `daemonscope/...`.
-fn dashboard_requests(audit_log: &Path) -> Vec<Request> {
-    let log = std::fs::read_to_string(audit_log).unwrap_or_default();
-    let field = |e: &Value, path: &str| e.pointer(path).and_then(Value::as_str).map(String::from);
-    log.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|e| field(e, "/userAgent").is_some_and(|ua| ua.starts_with("daemonscope/")))
-        .map(|e| Request {
-            verb: field(&e, "/verb").unwrap_or_default(),
-            resource: field(&e, "/objectRef/resource")
-                .map(|r| (field(&e, "/objectRef/apiGroup").unwrap_or_default(), r)),
-            user: field(&e, "/user/username").unwrap_or_default(),
-            code: e
-                .pointer("/responseStatus/code")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            uri: field(&e, "/requestURI").unwrap_or_default(),
-        })
-        .collect()
-}
-
 /// The (apiGroup, resource) pairs the ClusterRole grants, as kube-apiserver holds it; asserts
 /// each rule is read-only and names its resources (no wildcard, no non-resource URL).
 fn granted(cluster: &Cluster) -> BTreeSet<(String, String)> {
@@ -428,17 +395,7 @@ fn the_deploy_role_shows_every_page_and_grants_exactly_what_the_dashboard_reads(
     };
     assert!(seen(&requests, "list"), "no list audited: {requests:#?}");
     assert!(seen(&requests, "watch"), "no watch audited: {requests:#?}");
-    for r in &requests {
-        assert_eq!(
-            r.user, SERVICE_ACCOUNT,
-            "sent as the service account: {r:?}"
-        );
-        assert!(
-            READ_VERBS.contains(&r.verb.as_str()),
-            "a read-only dashboard sent {r:?}"
-        );
-        assert_ne!(r.code, 403, "refused: {r:?}");
-    }
+    assert_read_only_as(&requests, SERVICE_ACCOUNT);
     // Least privilege: every grant is used and every resource read is granted.
     assert_eq!(
         grants,

@@ -15,6 +15,8 @@
 #                               keeps running without its storage, as in an etcd outage
 #
 # KWOK_FAILING_IMAGES (space separated): pods with these images crash-loop (never ready).
+# EXTRA_CONTROLLERS (comma separated): more kube-controller-manager controllers, e.g.
+# deployment-controller,replicaset-controller for a test that installs a Deployment.
 #
 # Binaries come from .tools/k8s/bin (`make k8s`); K8S_BIN overrides the folder.
 set -euo pipefail
@@ -222,7 +224,7 @@ EOF
     --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
     --authorization-kubeconfig="$DIR/kubeconfig" \
     --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false \
-    --controllers=daemonset-controller,garbage-collector-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller \
+    --controllers=daemonset-controller,garbage-collector-controller,node-lifecycle-controller,taint-eviction-controller,pod-garbage-collector-controller${EXTRA_CONTROLLERS:+,$EXTRA_CONTROLLERS} \
     --node-monitor-period=1s --node-monitor-grace-period=1h \
     --node-eviction-rate=100 --secondary-node-eviction-rate=100 \
     --service-account-private-key-file="$DIR/pki/sa.key" --root-ca-file="$DIR/pki/ca.crt" \

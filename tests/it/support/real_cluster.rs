@@ -41,6 +41,12 @@ impl RealCluster {
     /// Starts a control plane whose kubelet stand-in crash-loops the pods of `failing_images`.
     /// Panics, naming what to do, when the binaries have not been built.
     pub fn start(failing_images: &[String]) -> RealCluster {
+        Self::start_with(failing_images, &[])
+    }
+
+    /// As `start`, with more kube-controller-manager controllers running (e.g.
+    /// `replicaset-controller`, for a test that installs a Deployment).
+    pub fn start_with(failing_images: &[String], extra_controllers: &[&str]) -> RealCluster {
         let bin = root().join(".tools/k8s/bin/kube-apiserver");
         assert!(
             bin.exists(),
@@ -56,6 +62,7 @@ impl RealCluster {
             .arg(dir.path())
             .env("KWOK_FAILING_IMAGES", failing_images.join(" "))
             .env("KWOK_READY_DELAY_MS", "300")
+            .env("EXTRA_CONTROLLERS", extra_controllers.join(","))
             .output()
             .expect("tools/k8s/cluster.sh runs");
         let cluster = RealCluster {
@@ -73,6 +80,11 @@ impl RealCluster {
             String::from_utf8_lossy(&out.stderr)
         );
         cluster
+    }
+
+    /// A value of the harness's `env` file (APISERVER_PORT, TOKEN, SERVER).
+    pub fn env(&self, key: &str) -> String {
+        env_value(self.dir.path(), key).unwrap_or_else(|| panic!("{key} is not in the harness env"))
     }
 
     /// The harness directory (logs/, audit.log, pki/).
