@@ -357,3 +357,5 @@ mod tests;
 mod tests_limits;
 #[cfg(test)]
 mod tests_view;
+#[cfg(test)]
+mod tests_headers;
