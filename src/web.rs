@@ -354,8 +354,8 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_headers;
+#[cfg(test)]
 mod tests_limits;
 #[cfg(test)]
 mod tests_view;
-#[cfg(test)]
-mod tests_headers;

@@ -48,7 +48,10 @@ pub fn respond(request: &Request) -> Option<Response> {
         .header(header::ETAG, etag.as_str())
         .header(header::VARY, "accept-encoding");
     if not_modified(request.headers(), &etag) {
-        return response.status(StatusCode::NOT_MODIFIED).body(Body::empty()).ok();
+        return response
+            .status(StatusCode::NOT_MODIFIED)
+            .body(Body::empty())
+            .ok();
     }
     let gz = accepts_gzip(request.headers())
         .then(|| gzipped(path, &file.data))
@@ -118,7 +121,12 @@ fn gzipped(path: &str, data: &[u8]) -> Option<bytes::Bytes> {
         return Some(hit);
     }
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    let gz = bytes::Bytes::from(encoder.write_all(data).and_then(|()| encoder.finish()).ok()?);
+    let gz = bytes::Bytes::from(
+        encoder
+            .write_all(data)
+            .and_then(|()| encoder.finish())
+            .ok()?,
+    );
     if let Ok(mut c) = cache.lock() {
         c.insert(path.to_string(), gz.clone());
     }
@@ -138,8 +146,14 @@ mod tests {
 
     #[test]
     fn gzip_is_sent_only_to_browsers_that_accept_it() {
-        assert!(accepts_gzip(&headers(header::ACCEPT_ENCODING, "gzip, deflate, br")));
-        assert!(accepts_gzip(&headers(header::ACCEPT_ENCODING, "br;q=1.0, gzip;q=0.8")));
+        assert!(accepts_gzip(&headers(
+            header::ACCEPT_ENCODING,
+            "gzip, deflate, br"
+        )));
+        assert!(accepts_gzip(&headers(
+            header::ACCEPT_ENCODING,
+            "br;q=1.0, gzip;q=0.8"
+        )));
         assert!(!accepts_gzip(&headers(header::ACCEPT_ENCODING, "gzip;q=0")));
         assert!(!accepts_gzip(&headers(header::ACCEPT_ENCODING, "br")));
         assert!(!accepts_gzip(&HeaderMap::new()));
@@ -149,8 +163,14 @@ mod tests {
     fn a_matching_if_none_match_is_a_304() {
         let tag = etag(&[7; 32]);
         assert!(not_modified(&headers(header::IF_NONE_MATCH, &tag), &tag));
-        assert!(not_modified(&headers(header::IF_NONE_MATCH, &format!("\"x\", W/{tag}")), &tag));
-        assert!(!not_modified(&headers(header::IF_NONE_MATCH, "\"other\""), &tag));
+        assert!(not_modified(
+            &headers(header::IF_NONE_MATCH, &format!("\"x\", W/{tag}")),
+            &tag
+        ));
+        assert!(!not_modified(
+            &headers(header::IF_NONE_MATCH, "\"other\""),
+            &tag
+        ));
     }
 
     #[test]

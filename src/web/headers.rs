@@ -23,7 +23,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The Content-Security-Policy of every response that is not a page: nothing may load or run
 /// (a JSON body or an SVG opened on its own is inert), and nothing may frame it.
-pub const CSP: &str = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+pub const CSP: &str =
+    "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The Content-Security-Policy of a page whose inline scripts carry `nonce`.
 pub fn page_policy(nonce: &str) -> String {

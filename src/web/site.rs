@@ -106,7 +106,10 @@ impl Site {
 /// server functions' context in place for the 404 page's render.
 pub fn fallback(
     provide: impl Fn() + Clone + Send + Sync + 'static,
-) -> impl Fn(State<AppState>, Request) -> std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>
+) -> impl Fn(
+    State<AppState>,
+    Request,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>
        + Clone
        + Send
        + Sync

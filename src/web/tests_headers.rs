@@ -143,6 +143,9 @@ fn a_site_without_its_files_is_refused_with_one_line_naming_what_is_missing() {
     let line = err.to_string();
     assert!(!line.contains('\n'), "{line}");
     assert!(line.contains("pkg/daemonscope.js is missing"), "{line}");
-    assert!(line.contains("make build") && line.contains("--site-root"), "{line}");
+    assert!(
+        line.contains("make build") && line.contains("--site-root"),
+        "{line}"
+    );
     assert!(Site::Disk(site().path().to_path_buf()).check().is_ok());
 }
