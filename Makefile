@@ -154,9 +154,13 @@ test-rust:
 
 # Unused dependencies fail the build itself: every library has
 # #![cfg_attr(not(test), deny(unused_crate_dependencies))] (no tool to install).
+# The `embed-site` code (src/web/embedded.rs) compiles only where a site exists to embed:
+# after `make build`, as in `make test`.
 lint: fmt-check
 	cargo clippy --all-targets --features ssr -- -D warnings
 	cargo clippy -p daemonscope -p daemonscope-domain --lib --no-default-features --features daemonscope/hydrate -- -D warnings
+	@if [ -f $(PKG)/daemonscope.js ]; then cargo clippy --lib --features ssr,embed-site -- -D warnings; \
+	  else echo "lint: no $(SITE) yet (make build): embed-site not linted"; fi
 
 fmt-check:
 	cargo fmt --all -- --check

@@ -7,9 +7,10 @@
 //! (`daemonscope_bg.wasm`), so browsers keep a copy but ask again each time (`no-cache`): the
 //! answer is a 304 of a few bytes until the binary changes.
 
+use super::site::{accepts_gzip, etag, not_modified};
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use axum::response::Response;
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -75,42 +76,6 @@ pub fn respond(request: &Request) -> Option<Response> {
     response.body(body).ok()
 }
 
-/// A strong validator from the file's SHA-256 (the first 16 bytes are plenty).
-fn etag(hash: &[u8; 32]) -> String {
-    let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
-}
-
-/// `If-None-Match` names this ETag (or `*`).
-fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
-    headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|tag| tag.trim().trim_start_matches("W/"))
-        .any(|tag| tag == etag || tag == "*")
-}
-
-/// `Accept-Encoding` lists gzip with a non-zero quality.
-fn accepts_gzip(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| {
-            let mut parts = item.split(';').map(str::trim);
-            let coding = parts.next().unwrap_or_default();
-            let zero = parts.any(|p| {
-                p.strip_prefix("q=")
-                    .and_then(|q| q.parse::<f32>().ok())
-                    .is_some_and(|q| q == 0.0)
-            });
-            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !zero
-        })
-}
-
 /// The gzip of an embedded file, made once (level 9) and kept: the site is a handful of
 /// files, a few MiB in all. None if the encoder fails (it writes into memory, so it should
 /// not): the file then goes out as it is.
@@ -136,42 +101,6 @@ fn gzipped(path: &str, data: &[u8]) -> Option<bytes::Bytes> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
-
-    fn headers(name: header::HeaderName, value: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(name, HeaderValue::from_str(value).unwrap());
-        h
-    }
-
-    #[test]
-    fn gzip_is_sent_only_to_browsers_that_accept_it() {
-        assert!(accepts_gzip(&headers(
-            header::ACCEPT_ENCODING,
-            "gzip, deflate, br"
-        )));
-        assert!(accepts_gzip(&headers(
-            header::ACCEPT_ENCODING,
-            "br;q=1.0, gzip;q=0.8"
-        )));
-        assert!(!accepts_gzip(&headers(header::ACCEPT_ENCODING, "gzip;q=0")));
-        assert!(!accepts_gzip(&headers(header::ACCEPT_ENCODING, "br")));
-        assert!(!accepts_gzip(&HeaderMap::new()));
-    }
-
-    #[test]
-    fn a_matching_if_none_match_is_a_304() {
-        let tag = etag(&[7; 32]);
-        assert!(not_modified(&headers(header::IF_NONE_MATCH, &tag), &tag));
-        assert!(not_modified(
-            &headers(header::IF_NONE_MATCH, &format!("\"x\", W/{tag}")),
-            &tag
-        ));
-        assert!(!not_modified(
-            &headers(header::IF_NONE_MATCH, "\"other\""),
-            &tag
-        ));
-    }
 
     #[test]
     fn the_embedded_site_has_every_file_a_page_needs() {

@@ -8,6 +8,7 @@
 
 use super::AppState;
 use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap};
 use axum::response::Response;
 #[cfg(feature = "embed-site")]
 use leptos::prelude::*;
@@ -122,7 +123,7 @@ pub fn fallback(
                     // Leptos' own handler: tower-http's ServeDir under `site_root`, then the
                     // 404 page.
                     let handler = leptos_axum::file_and_error_handler_with_context::<AppState, _>(
-                        move || provide(),
+                        provide,
                         super::page_shell,
                     );
                     handler(request.uri().clone(), State(state.clone()), request).await
@@ -167,4 +168,87 @@ async fn not_found(
         *response.status_mut() = axum::http::StatusCode::NOT_FOUND;
     }
     response
+}
+
+// HTTP caching and encoding for the embedded files (`embedded`), here so that `make test`,
+// which builds without the feature, tests them.
+
+/// A strong validator from the file's SHA-256 (the first 16 bytes are plenty).
+#[cfg_attr(not(feature = "embed-site"), allow(dead_code))]
+pub(super) fn etag(hash: &[u8; 32]) -> String {
+    let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// `If-None-Match` names this ETag (or `*`).
+#[cfg_attr(not(feature = "embed-site"), allow(dead_code))]
+pub(super) fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|tag| tag.trim().trim_start_matches("W/"))
+        .any(|tag| tag == etag || tag == "*")
+}
+
+/// `Accept-Encoding` lists gzip with a non-zero quality.
+#[cfg_attr(not(feature = "embed-site"), allow(dead_code))]
+pub(super) fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let coding = parts.next().unwrap_or_default();
+            let zero = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
+            });
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !zero
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(name: header::HeaderName, value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn gzip_is_sent_only_to_browsers_that_accept_it() {
+        assert!(accepts_gzip(&headers(
+            header::ACCEPT_ENCODING,
+            "gzip, deflate, br"
+        )));
+        assert!(accepts_gzip(&headers(
+            header::ACCEPT_ENCODING,
+            "br;q=1.0, gzip;q=0.8"
+        )));
+        assert!(!accepts_gzip(&headers(header::ACCEPT_ENCODING, "gzip;q=0")));
+        assert!(!accepts_gzip(&headers(header::ACCEPT_ENCODING, "br")));
+        assert!(!accepts_gzip(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn a_matching_if_none_match_is_a_304() {
+        let tag = etag(&[7; 32]);
+        assert!(not_modified(&headers(header::IF_NONE_MATCH, &tag), &tag));
+        assert!(not_modified(
+            &headers(header::IF_NONE_MATCH, &format!("\"x\", W/{tag}")),
+            &tag
+        ));
+        assert!(!not_modified(
+            &headers(header::IF_NONE_MATCH, "\"other\""),
+            &tag
+        ));
+    }
 }
