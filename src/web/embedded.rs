@@ -54,9 +54,11 @@ pub fn respond(request: &Request) -> Option<Response> {
             .body(Body::empty())
             .ok();
     }
+    // Sent gzipped only when that is smaller (a tiny file can grow).
     let gz = accepts_gzip(request.headers())
         .then(|| gzipped(path, &file.data))
-        .flatten();
+        .flatten()
+        .filter(|gz| gz.len() < file.data.len());
     let body = match gz {
         Some(gz) => {
             response = response.header(header::CONTENT_ENCODING, "gzip");

@@ -27,7 +27,11 @@ fn the_built_in_demo_is_the_demo_file() {
         crate::DEMO_SCENARIO
     );
     assert_eq!(
-        (built_in.nodes.len(), built_in.daemonsets.len(), built_in.pods.len()),
+        (
+            built_in.nodes.len(),
+            built_in.daemonsets.len(),
+            built_in.pods.len()
+        ),
         (file.nodes.len(), file.daemonsets.len(), file.pods.len())
     );
 }
