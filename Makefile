@@ -23,7 +23,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
 
 .PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s ship image image-debug deploy-manifests build build-wasm wasm-compile build-server site \
-	run test test-build test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
+	run test test-build test-one-binary test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
 
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
@@ -115,18 +115,17 @@ ship:
 	  echo "ship tools built in $$(( $$(date +%s) - start )) s"; \
 	fi
 
-# What the image holds beside the binary: the site, until the binary embeds it (feature
-# `embed-site`, `make release`); then this is empty and the image is the binary and its libraries.
-IMAGE_SITE := $(SITE)
 IMAGE_DIR := target/image
 
-# The image from the release build (README: "Deploy in a cluster").
+# The image from the release build (README: "Deploy in a cluster"): `make release` embeds the
+# site (feature `embed-site`), so the image is the binary and its libraries, nothing else.
 image: release ship
-	tools/ship/image.sh $(IMAGE_DIR) target/release/daemonscope $(IMAGE_SITE)
+	tools/ship/image.sh $(IMAGE_DIR) target/release/daemonscope
 
-# The same image from the debug build (what the tests run: a release build takes minutes here).
+# The same image from the debug build (what the tests run: a release build takes minutes here);
+# the plain debug build serves the site from its working directory, so the image carries it.
 image-debug: build-server site ship
-	tools/ship/image.sh target/image-debug target/debug/daemonscope $(IMAGE_SITE)
+	tools/ship/image.sh target/image-debug target/debug/daemonscope $(SITE)
 
 # The plain manifests of deploy/ are the chart's, rendered with deploy/helm/plain-values.yaml
 # (tests/it/ship_chart.rs checks they are equal).
@@ -169,6 +168,7 @@ run: deps-apt deps-rust build
 # suites against the control plane mostly wait on it (2.3 min of clippy off the critical path).
 test: deps-apt deps-toolchain deps-npm deps-kubectl
 	$(MAKE) -j4 k8s ship build test-build
+	$(MAKE) test-one-binary
 	$(MAKE) -j2 test-rust lint
 	$(MAKE) test-e2e
 	@echo "all tests passed"
@@ -176,14 +176,33 @@ test: deps-apt deps-toolchain deps-npm deps-kubectl
 test-build:
 	+cargo test --features ssr --no-run
 
+# The one-binary property (README, Run the binary): a debug build with `embed-site` (the site
+# `make build` just wrote, inside), copied alone to an empty directory, serves the demo with
+# every file; the plain build there refuses in one line (tools/one-binary-check.sh). A debug
+# build, not the release one: it recompiles only this crate (~15 s warm, since switching the
+# feature rebuilds the library, a cdylib, both ways), where a release build takes minutes. The
+# plain build runs again after it so that target/debug/daemonscope, which the other suites
+# start, reads target/site as before.
+ONE_BINARY := target/one-binary/daemonscope
+test-one-binary:
+	+cargo build --features ssr,embed-site --bin daemonscope
+	@mkdir -p $(dir $(ONE_BINARY))
+	cp target/debug/daemonscope $(ONE_BINARY)
+	+cargo build --features ssr --bin daemonscope
+	tools/one-binary-check.sh $(ONE_BINARY) target/debug/daemonscope $(SITE)
+
 test-rust:
 	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr
 
 # Unused dependencies fail the build itself: every library has
 # #![cfg_attr(not(test), deny(unused_crate_dependencies))] (no tool to install).
+# The `embed-site` code (src/web/embedded.rs) compiles only where a site exists to embed:
+# after `make build`, as in `make test`.
 lint: fmt-check
 	cargo clippy --all-targets --features ssr -- -D warnings
 	cargo clippy -p daemonscope -p daemonscope-domain --lib --no-default-features --features daemonscope/hydrate -- -D warnings
+	@if [ -f $(PKG)/daemonscope.js ]; then cargo clippy --lib --features ssr,embed-site -- -D warnings; \
+	  else echo "lint: no $(SITE) yet (make build): embed-site not linted"; fi
 
 fmt-check:
 	cargo fmt --all -- --check
@@ -221,9 +240,13 @@ release-wasm: deps-apt deps-rust
 	  $(FRONT)/wasm32-unknown-unknown/wasm-release/daemonscope.wasm
 	wasm-opt -Oz --converge -o $(PKG)/daemonscope_bg.wasm $(PKG)/daemonscope_bg.wasm
 
+# One binary (README, Run the binary): the release WASM and the rest of the site first, then
+# the server with `embed-site`, which compiles target/site into it; it serves from any
+# directory (`--site-root DIR` still serves a directory instead).
 release: release-wasm
-	cargo build --release --features ssr --bin daemonscope
 	$(MAKE) site
+	cargo build --release --features ssr,embed-site --bin daemonscope
+	@echo "target/release/daemonscope: $$(stat -c %s target/release/daemonscope) bytes ($$(./target/release/daemonscope --version))"
 
 wasm-size: release-wasm
 	@raw=$$(stat -c %s $(PKG)/daemonscope_bg.wasm); gz=$$(gzip -9 -c $(PKG)/daemonscope_bg.wasm | wc -c); \

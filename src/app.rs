@@ -17,7 +17,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
-                <script inner_html=crate::components::theme::THEME_BOOT_SCRIPT></script>
+                // The response's nonce (server only): the page's CSP runs no inline script without it.
+                <script nonce=leptos::nonce::use_nonce() inner_html=crate::components::theme::THEME_BOOT_SCRIPT></script>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>

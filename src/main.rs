@@ -5,8 +5,17 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `--version`: the crate's version and the commit it was built from (build.rs; "unknown"
+/// without git), so a copied binary still says which code it is.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("DAEMONSCOPE_COMMIT"),
+    ")"
+);
+
 #[derive(Parser)]
-#[command(name = "daemonscope", version, about = "A read-only, live dashboard for Kubernetes DaemonSets", long_about = None)]
+#[command(name = "daemonscope", version = VERSION, about = "A read-only, live dashboard for Kubernetes DaemonSets", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -45,9 +54,9 @@ enum Command {
         #[arg(long = "namespace", short = 'n')]
         namespaces: Vec<String>,
         /// Run against the embedded simulated cluster, optionally with a scenario file
-        /// (default: scenarios/demo.yaml).
-        #[arg(long, num_args = 0..=1, default_missing_value = "scenarios/demo.yaml")]
-        demo: Option<PathBuf>,
+        /// (default: the demo scenario built into the binary, scenarios/demo.yaml).
+        #[arg(long, num_args = 0..=1)]
+        demo: Option<Option<PathBuf>>,
         /// With --demo: generate a cluster instead of a scenario file,
         /// e.g. nodes=5000,daemonsets=30,seed=1.
         #[arg(long, requires = "demo")]
@@ -66,6 +75,11 @@ enum Command {
         /// How often to read the API server's /readyz?verbose (e.g. 2s, 500ms).
         #[arg(long, default_value = "2s", value_parser = parse_positive)]
         readyz_every: std::time::Duration,
+        /// Serve the WASM, JS and CSS from this directory (as `make build` lays out
+        /// target/site). Default: the files built into the binary when it has them
+        /// (`make release`), else target/site.
+        #[arg(long, env = "DAEMONSCOPE_SITE_ROOT")]
+        site_root: Option<PathBuf>,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -154,13 +168,17 @@ fn main() -> ExitCode {
             stall_after,
             watch_quiet_after,
             readyz_every,
+            site_root,
         } => {
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
                     daemonscope::sim::ScenarioSource::Generate(spec),
                 ),
-                (Some(path), None) => daemonscope::web::ClusterTarget::Demo(
+                (Some(Some(path)), None) => daemonscope::web::ClusterTarget::Demo(
                     daemonscope::sim::ScenarioSource::File(path),
+                ),
+                (Some(None), None) => daemonscope::web::ClusterTarget::Demo(
+                    daemonscope::sim::ScenarioSource::BuiltInDemo,
                 ),
                 (None, None) => daemonscope::web::ClusterTarget::Kubeconfig {
                     path: kubeconfig,
@@ -177,6 +195,7 @@ fn main() -> ExitCode {
                     quiet_after: watch_quiet_after,
                     readyz_every,
                 },
+                site: daemonscope::web::site::Site::from_arg(site_root),
             };
             run_async(daemonscope::web::serve(options))
         }

@@ -6,10 +6,13 @@
 
 pub mod complete;
 pub mod conn;
+#[cfg(feature = "embed-site")]
+pub mod embedded;
 pub mod headers;
 pub mod limits;
 pub mod live;
 pub mod probes;
+pub mod site;
 pub mod view;
 
 use crate::cluster::connect::{self, Connection};
@@ -58,6 +61,8 @@ pub struct ServeOptions {
     /// How often the API server's readiness is read and how long a watch may stay silent
     /// (`--readyz-every`, `--watch-quiet-after`).
     pub freshness: crate::cluster::watch::Freshness,
+    /// Where the WASM, JS, CSS and favicon come from (`--site-root`, or the binary itself).
+    pub site: site::Site,
 }
 
 /// What every axum handler gets: the Leptos options and the live state. The server
@@ -72,6 +77,8 @@ pub struct AppState {
     pub reader: Option<Reader>,
     /// The matrix every browser's window is cut from (`/api/view`, the matrix page).
     pub views: Arc<MatrixCache>,
+    /// Where the browser's files come from.
+    pub site: site::Site,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -81,11 +88,18 @@ impl FromRef<AppState> for LeptosOptions {
 }
 
 impl AppState {
-    /// The state for a server on `listen` showing `live`.
+    /// The state for a server on `listen` showing `live`, with the default site (the
+    /// embedded one when the binary has it, else `target/site`).
     pub fn new(listen: SocketAddr, live: Arc<Live>) -> Self {
+        Self::with_site(listen, live, site::Site::default())
+    }
+
+    /// The state for a server on `listen` showing `live`, serving the browser's files from
+    /// `site`.
+    pub fn with_site(listen: SocketAddr, live: Arc<Live>, site: site::Site) -> Self {
         let leptos_options = LeptosOptions::builder()
             .output_name("daemonscope")
-            .site_root("target/site")
+            .site_root(site.leptos_root())
             .site_pkg_dir("pkg")
             .site_addr(listen)
             .env(leptos::config::Env::PROD)
@@ -95,6 +109,7 @@ impl AppState {
             views: MatrixCache::start(&live),
             live,
             reader: None,
+            site,
         }
     }
 
@@ -128,15 +143,11 @@ pub fn router(state: AppState) -> Router {
             &state,
             routes,
             move || provide_context(context.clone()),
-            move || crate::app::shell(options.clone()),
+            move || page_shell(options.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler_with_context::<
-            AppState,
-            _,
-        >(
-            move || provide_context(fallback_context.clone()),
-            crate::app::shell,
-        ))
+        .fallback(site::fallback(move || {
+            provide_context(fallback_context.clone())
+        }))
         .layer(axum::middleware::from_fn(complete::finish_pages))
         .layer(axum::middleware::from_fn(limits::limit_api_bodies))
         // gzip for HTML, JSON, CSS, JS and WASM when the browser asks: the matrix of a large
@@ -150,6 +161,13 @@ pub fn router(state: AppState) -> Router {
             )
         });
     headers::secure(router).with_state(state)
+}
+
+/// The app's shell, sending the page's Content-Security-Policy with the nonce its inline
+/// scripts carry (every rendered page, the 404 page included, goes through here).
+pub fn page_shell(options: LeptosOptions) -> impl IntoView {
+    headers::send_page_policy();
+    crate::app::shell(options)
 }
 
 /// The largest file worth compressing on every request (the release WASM is under 2 MiB).
@@ -283,6 +301,8 @@ pub async fn start_watching_with(
 
 /// Serve the dashboard until interrupted.
 pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
+    // Before connecting: a server whose pages cannot come alive is a mistake to say at once.
+    options.site.check().map_err(std::io::Error::other)?;
     let (mut conn, sim) = connect(&options.target)
         .await
         .map_err(std::io::Error::other)?;
@@ -314,7 +334,10 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
     println!("daemonscope: serving {} on http://{addr}", conn.cluster);
     conn::serve(
         listener,
-        router(AppState::new(addr, live).with_reader(Reader::new(conn.client.clone()))),
+        router(
+            AppState::with_site(addr, live, options.site)
+                .with_reader(Reader::new(conn.client.clone())),
+        ),
         conn::HEADER_READ_TIMEOUT,
         shutdown_signal(),
     )
@@ -330,6 +353,8 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_headers;
 #[cfg(test)]
 mod tests_limits;
 #[cfg(test)]

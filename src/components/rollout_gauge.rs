@@ -119,11 +119,16 @@ pub fn RolloutGauge(
                 aria-valuemax=move || model.get().budget.unwrap_or(0).to_string()
                 aria-valuenow=move || model.get().in_use.to_string()
             >
-                <div
-                    class="gauge-fill"
-                    class:over=move || model.get().over
-                    style:width=move || format!("{}%", model.get().percent)
-                ></div>
+                // An SVG bar, not a styled div: its width is an attribute, so the page's CSP
+                // needs no inline style (web::headers).
+                <svg class="gauge-svg" aria-hidden="true" focusable="false">
+                    <rect
+                        class="gauge-fill"
+                        class:over=move || model.get().over
+                        width=move || format!("{}%", model.get().percent.clamp(0, 100))
+                        height="100%"
+                    ></rect>
+                </svg>
             </div>
             <Show when=move || !compact>
                 <div class="gauge-text">{move || model.get().text}</div>

@@ -157,3 +157,50 @@ fn explain_text_quotes_suggested_commands_and_strips_escape_sequences() {
         "{stdout}"
     );
 }
+
+/// `--version` names the version and the commit (build.rs), so a copied binary says which
+/// code it is (issue 23 item 1).
+#[test]
+fn version_names_the_version_and_the_commit() {
+    let (code, stdout, stderr) = run(&["--version"]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = stdout.trim();
+    let rest = line
+        .strip_prefix(&format!(
+            "daemonscope {} (commit ",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("not `daemonscope VERSION (commit C)`: {line}"));
+    assert!(
+        rest == "unknown" || (rest.len() >= 7 && rest.chars().all(|c| c.is_ascii_hexdigit())),
+        "{line}"
+    );
+}
+
+/// `serve` on a site without its files stops before connecting anywhere: exit 2 and one line
+/// saying what is missing and how to get it (issue 23 item 1), not a panic nor a dashboard
+/// whose pages never come alive.
+#[test]
+fn serve_without_a_site_refuses_in_one_line() {
+    let empty = tempfile::tempdir().expect("a temporary directory");
+    let root = empty.path().to_string_lossy().into_owned();
+    let (code, stdout, stderr) = run(&[
+        "serve",
+        "--demo",
+        "--listen",
+        "127.0.0.1:0",
+        "--site-root",
+        &root,
+    ]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "error: no site at {root}: pkg/daemonscope.js is missing (run `make build`, pass \
+             --site-root DIR, or use a binary built with --features embed-site, as `make \
+             release` does)"
+        )
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -40,7 +40,17 @@ use store::{Store, StoreSettings};
 pub enum ScenarioSource {
     File(PathBuf),
     Generate(String),
+    /// The demo scenario compiled into the binary ([`DEMO_SCENARIO`]), so `serve --demo`
+    /// works from any directory.
+    BuiltInDemo,
 }
+
+/// `scenarios/demo.yaml` as it was at build time: `serve --demo` and `sim` without a file
+/// load it, so a binary copied alone still has its demo (issue 23).
+pub const DEMO_SCENARIO: &str = include_str!("../../../scenarios/demo.yaml");
+
+/// How messages name the built-in demo.
+pub const DEMO_SCENARIO_NAME: &str = "scenarios/demo.yaml (built in)";
 
 impl ScenarioSource {
     /// How messages name this source: the path, or the generator spec.
@@ -48,15 +58,16 @@ impl ScenarioSource {
         match self {
             ScenarioSource::File(path) => path.display().to_string(),
             ScenarioSource::Generate(spec) => format!("generated cluster `{spec}`"),
+            ScenarioSource::BuiltInDemo => DEMO_SCENARIO_NAME.to_string(),
         }
     }
 
-    /// From the `sim` command's flags; the demo scenario when neither is given.
+    /// From the `sim` command's flags; the built-in demo scenario when neither is given.
     pub fn from_args(scenario: Option<PathBuf>, generate: Option<String>) -> Self {
         match (scenario, generate) {
             (_, Some(spec)) => ScenarioSource::Generate(spec),
             (Some(path), None) => ScenarioSource::File(path),
-            (None, None) => ScenarioSource::File(PathBuf::from("scenarios/demo.yaml")),
+            (None, None) => ScenarioSource::BuiltInDemo,
         }
     }
 }

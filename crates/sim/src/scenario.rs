@@ -98,6 +98,7 @@ pub fn load(source: &ScenarioSource) -> Result<Scenario, ScenarioError> {
             parse_str(&text, &path.display().to_string())
         }
         ScenarioSource::Generate(spec) => Ok(super::generator::generate_from_str(spec)?),
+        ScenarioSource::BuiltInDemo => parse_str(super::DEMO_SCENARIO, super::DEMO_SCENARIO_NAME),
     }
 }
 

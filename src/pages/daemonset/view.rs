@@ -235,7 +235,7 @@ pub(super) fn DaemonSetView(
                         }}
                     </span>
                 </h2>
-                <div class="gauge" style="max-width: 40rem">
+                <div class="gauge wide">
                     <div
                         class="gauge-bar"
                         role="progressbar"
@@ -244,7 +244,10 @@ pub(super) fn DaemonSetView(
                         aria-valuemax=move || progress().1.to_string()
                         aria-valuenow=move || progress().0.to_string()
                     >
-                        <div class="gauge-fill" style:width=move || format!("{}%", progress().2)></div>
+                        // SVG: no inline style for the page's CSP (web::headers).
+                        <svg class="gauge-svg" aria-hidden="true" focusable="false">
+                            <rect class="gauge-fill" width=move || format!("{}%", progress().2) height="100%"></rect>
+                        </svg>
                     </div>
                 </div>
                 <ul class="legend-inline">{legend}</ul>

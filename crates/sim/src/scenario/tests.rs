@@ -15,6 +15,27 @@ fn err(text: &str) -> String {
     }
 }
 
+/// `serve --demo` without a file loads the copy built into the binary (issue 23 item 1): the
+/// same objects as the file, named as built in.
+#[test]
+fn the_built_in_demo_is_the_demo_file() {
+    let built_in = load(&ScenarioSource::BuiltInDemo).expect("the built-in demo loads");
+    let file = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
+    assert_eq!(built_in.source_name, crate::DEMO_SCENARIO_NAME);
+    assert_eq!(
+        std::fs::read_to_string(demo_path()).expect("the demo file"),
+        crate::DEMO_SCENARIO
+    );
+    assert_eq!(
+        (
+            built_in.nodes.len(),
+            built_in.daemonsets.len(),
+            built_in.pods.len()
+        ),
+        (file.nodes.len(), file.daemonsets.len(), file.pods.len())
+    );
+}
+
 #[test]
 fn the_demo_scenario_loads_with_its_settings_and_every_object() {
     let s = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
