@@ -47,6 +47,8 @@ pub mod cli;
 pub mod cluster;
 #[cfg(feature = "ssr")]
 pub mod web;
+#[cfg(feature = "ssr")]
+pub mod windows;
 
 /// The WASM entry point: hydrates the server-rendered page in place.
 #[cfg(feature = "hydrate")]

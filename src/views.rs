@@ -9,4 +9,5 @@
 pub mod live_state;
 pub mod matrix;
 pub mod node;
+pub mod page;
 pub mod scope;

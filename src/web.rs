@@ -16,7 +16,7 @@ use crate::cluster::connect::{self, Connection};
 use crate::cluster::state::ClusterState;
 use crate::cluster::{watch, ConnectError, Live, Reader};
 use crate::server_fns::context::ServerContext;
-use crate::server_fns::views::MatrixCache;
+use crate::windows::Windows;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
@@ -70,8 +70,8 @@ pub struct AppState {
     pub live: Arc<Live>,
     /// On-demand single-object reads; None when the state has no API server behind it.
     pub reader: Option<Reader>,
-    /// The matrix every browser's window is cut from (`/api/view`, the matrix page).
-    pub views: Arc<MatrixCache>,
+    /// Every page's view, cut from one read model (`/api/view`, the server functions).
+    pub windows: Arc<Windows>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -92,7 +92,7 @@ impl AppState {
             .build();
         Self {
             leptos_options,
-            views: MatrixCache::start(&live),
+            windows: Windows::start(&live),
             live,
             reader: None,
         }
@@ -115,7 +115,7 @@ pub fn router(state: AppState) -> Router {
     let context = ServerContext::new(
         state.live.clone(),
         state.reader.clone(),
-        state.views.clone(),
+        state.windows.clone(),
     );
     let fallback_context = context.clone();
     let router = Router::new()

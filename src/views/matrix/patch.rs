@@ -261,6 +261,33 @@ pub fn apply(window: &mut Option<MatrixWindow>, message: ViewMessage) -> Result<
     Ok(())
 }
 
+impl crate::views::page::PageView for MatrixWindow {
+    type Message = ViewMessage;
+    type Error = PatchError;
+
+    fn version(&self) -> u64 {
+        self.version
+    }
+    fn whole(self) -> ViewMessage {
+        ViewMessage::Window(self)
+    }
+    fn diff(&self, next: &Self) -> Option<ViewMessage> {
+        diff(self, next)
+    }
+    fn apply(held: &mut Option<Self>, message: ViewMessage) -> Result<(), PatchError> {
+        apply(held, message)
+    }
+    fn message_version(message: &ViewMessage) -> u64 {
+        message.version()
+    }
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+    fn health(&self) -> &[ResourceHealth] {
+        &self.health
+    }
+}
+
 fn check_shape(rows: &[NodeRow], want: usize) -> Result<(), PatchError> {
     match rows.iter().find(|r| r.cells.len() != want) {
         Some(r) => Err(PatchError::RowShape {
