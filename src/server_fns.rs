@@ -27,6 +27,7 @@ pub use pod::get_pod;
 pub use whatif::get_whatif_facts;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail};
+use crate::views::daemonset::DaemonSetWindow;
 use crate::views::matrix::window::MatrixWindow;
 use crate::views::node::NodeDetail;
 use codec::JsonText;
@@ -34,7 +35,7 @@ use leptos::prelude::*;
 
 /// A DaemonSet key must be `namespace/name`; anything else is a malformed request.
 #[cfg(feature = "ssr")]
-fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
+pub(crate) fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
     match key.split_once('/') {
         Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => Ok(()),
         _ => Err(DashboardError::BadRequest {
@@ -70,6 +71,14 @@ pub async fn get_node_detail(name: String) -> Result<Option<NodeDetail>, Dashboa
 /// Longest matrix query string read (a selector of 1,024 characters, percent-encoded, plus
 /// the other filters).
 pub const MAX_QUERY_STRING: usize = 16 * 1024;
+
+/// The DaemonSet page's view (`namespace/name`): its rollout on the nodes worth a row, cut on
+/// the server; `/api/view/ds/…` keeps it current.
+#[server(endpoint = "daemonset_window", output = JsonText)]
+pub async fn get_daemonset_window(daemonset: String) -> Result<DaemonSetWindow, DashboardError> {
+    check_daemonset_key(&daemonset)?;
+    Ok(context::windows()?.daemonset(&daemonset)?)
+}
 
 /// Why one cell (node × `namespace/name`) is what it is.
 #[server(endpoint = "explain_cell", output = JsonText)]

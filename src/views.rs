@@ -6,8 +6,7 @@
 //! the two never disagree. Layer: imports `domain` only; `server_fns`, `web`, `live_client`
 //! and `pages` import it.
 
-pub mod live_state;
+pub mod daemonset;
 pub mod matrix;
 pub mod node;
 pub mod page;
-pub mod scope;

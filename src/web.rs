@@ -124,6 +124,8 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(probes::metrics))
         .route("/api/live", get(live::live_feed))
         .route("/api/view", get(view::view_feed))
+        .route("/api/view/node/{name}", get(view::node_view))
+        .route("/api/view/ds/{namespace}/{name}", get(view::daemonset_view))
         .leptos_routes_with_context(
             &state,
             routes,

@@ -11,9 +11,12 @@
 pub mod memo;
 pub mod query;
 pub mod read_model;
+pub mod replica;
 pub mod stream;
 
-use crate::cluster::Live;
+use crate::cluster::{Live, LookupError};
+use crate::domain::view::DaemonSetDetail;
+use crate::views::daemonset::{cut as cut_daemonset, DaemonSetWindow};
 use crate::views::matrix::window::{cut_window_with, MatrixWindow};
 use crate::views::node::{node_detail, NodeDetail};
 use memo::VersionMemo;
@@ -29,6 +32,8 @@ pub struct Windows {
     model: Arc<ReadModel>,
     /// The nodes each label selector matches, by the selector's text.
     selected: VersionMemo<String, HashSet<String>>,
+    /// Each DaemonSet's detail (every node's progress and pods), by `namespace/name`.
+    details: VersionMemo<String, Result<DaemonSetDetail, LookupError>>,
 }
 
 impl Windows {
@@ -38,6 +43,7 @@ impl Windows {
             live: live.clone(),
             model: ReadModel::start(live),
             selected: VersionMemo::new(memo::MAX_KEYS),
+            details: VersionMemo::new(memo::MAX_DETAILS),
         })
     }
 
@@ -75,8 +81,29 @@ impl Windows {
     /// One node's row with its columns' keys (the node page); `None` when the matrix has no
     /// such node.
     pub fn node(&self, name: &str) -> Option<NodeDetail> {
+        let columns_at = self.model.columns_at();
         self.model
             .with_snapshot(|snapshot| node_detail(snapshot, name))
+            .map(|detail| NodeDetail {
+                columns_at,
+                ..detail
+            })
+    }
+
+    /// The DaemonSet page's view of `key` (`namespace/name`): its rollout on the nodes worth
+    /// a row. The detail is read from the watched state (the read model has no pods) once per
+    /// DaemonSet and version, whatever the number of browsers showing it.
+    pub fn daemonset(&self, key: &str) -> Result<DaemonSetWindow, LookupError> {
+        let detail = self
+            .details
+            .get_or(&key.to_string(), self.model.version(), || {
+                self.live.detail(key)
+            });
+        let detail = detail.as_ref().clone()?;
+        let (cluster, health) = self
+            .model
+            .with_snapshot(|s| (s.cluster.clone(), s.health.clone()));
+        Ok(cut_daemonset(detail, cluster, health))
     }
 }
 

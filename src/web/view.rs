@@ -1,4 +1,6 @@
-//! `/api/view?<matrix query>`: one browser's view as Server-Sent Events.
+//! `/api/view?<matrix query>`, `/api/view/node/{name}`, `/api/view/ds/{namespace}/{name}`:
+//! one browser's view (the matrix window, the node page, the DaemonSet page) as Server-Sent
+//! Events.
 //!
 //! The first message is the whole view, then one patch whenever what it shows changed; `id:`
 //! is the version the view is at. The windows room cuts and diffs ([`crate::windows`]); this
@@ -15,7 +17,7 @@ use crate::views::page::PageView;
 use crate::web::AppState;
 use crate::windows::query::MatrixCut;
 use crate::windows::{stream, Windows};
-use axum::extract::{RawQuery, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -66,6 +68,32 @@ fn sse(events: impl Stream<Item = Result<Event, Infallible>> + Send + 'static) -
     Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response()
+}
+
+/// `GET /api/view/node/{name}`: the node page's view.
+pub async fn node_view(State(state): State<AppState>, Path(name): Path<String>) -> Response {
+    if name.is_empty() || name.len() > 253 {
+        return bad_request(format!("{name:?} is not a node name"));
+    }
+    respond(state.windows.clone(), move |windows| windows.node(&name))
+}
+
+/// `GET /api/view/ds/{namespace}/{name}`: the DaemonSet page's view.
+pub async fn daemonset_view(
+    State(state): State<AppState>,
+    Path((namespace, name)): Path<(String, String)>,
+) -> Response {
+    let key = format!("{namespace}/{name}");
+    if let Err(err) = crate::server_fns::check_daemonset_key(&key) {
+        return bad_request(err.to_string());
+    }
+    respond(state.windows.clone(), move |windows| {
+        windows.daemonset(&key).ok()
+    })
+}
+
+fn bad_request(message: String) -> Response {
+    (StatusCode::BAD_REQUEST, format!("{message}\n")).into_response()
 }
 
 /// `GET /api/view?<matrix query>`.

@@ -12,6 +12,9 @@ use std::sync::{Arc, Mutex};
 /// Most keys kept: past it the oldest answers go (a browser's next cut computes its own again).
 pub const MAX_KEYS: usize = 256;
 
+/// Most DaemonSet details kept (each lists every node: at 5,000 nodes, a megabyte or so).
+pub const MAX_DETAILS: usize = 32;
+
 /// Per key, the answer computed at one version.
 #[derive(Debug)]
 pub struct VersionMemo<K, V> {

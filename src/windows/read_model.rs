@@ -5,11 +5,11 @@
 //! change would stall the watchers. One task applies the feed's deltas to one `LiveState` (the
 //! same code that applies them anywhere) and every cut reads it under a read lock.
 
+use super::replica::{Change, LiveState};
 use crate::cluster::feed::FeedItem;
 use crate::cluster::live::Start;
 use crate::cluster::Live;
 use crate::domain::view::{LiveMessage, MatrixSnapshot};
-use crate::views::live_state::LiveState;
 use std::sync::{Arc, RwLock, RwLockReadGuard, Weak};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
@@ -17,8 +17,15 @@ use tokio::sync::watch;
 /// The whole matrix at the feed's latest version, and a signal when it moves.
 #[derive(Debug)]
 pub struct ReadModel {
-    state: RwLock<LiveState>,
+    state: RwLock<Replica>,
     changed: watch::Sender<u64>,
+}
+
+/// The matrix and the version at which a column's summary last changed.
+#[derive(Debug, Default)]
+struct Replica {
+    state: LiveState,
+    columns_at: u64,
 }
 
 impl ReadModel {
@@ -36,8 +43,9 @@ impl ReadModel {
             tracing::warn!(error = %err, "the read model's first snapshot was not applied");
         }
         let (changed, _) = watch::channel(version);
+        let columns_at = state.version();
         let model = Arc::new(Self {
-            state: RwLock::new(state),
+            state: RwLock::new(Replica { state, columns_at }),
             changed,
         });
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
@@ -53,10 +61,15 @@ impl ReadModel {
 
     /// The version the matrix is at (0 before the first snapshot).
     pub fn version(&self) -> u64 {
-        self.read().version()
+        self.read().state.version()
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, LiveState> {
+    /// The version at which a DaemonSet's summary (counts, budget, template) last changed.
+    pub fn columns_at(&self) -> u64 {
+        self.read().columns_at
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Replica> {
         self.state
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -64,7 +77,7 @@ impl ReadModel {
 
     /// Runs `f` on the latest matrix (an empty one before the first snapshot).
     pub fn with_snapshot<T>(&self, f: impl FnOnce(&MatrixSnapshot) -> T) -> T {
-        match self.read().snapshot() {
+        match self.read().state.snapshot() {
             Some(snapshot) => f(snapshot),
             None => f(&empty()),
         }
@@ -101,17 +114,27 @@ async fn follow(
             Err(RecvError::Closed) => break,
         };
         let version = {
-            let mut state = model
+            let mut replica = model
                 .state
                 .write()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if let Err(err) = state.apply(message) {
-                tracing::warn!(error = %err, "a feed message did not fit the read model; resnapshotting");
-                if let Some(live) = live.upgrade() {
-                    let _ = state.apply(LiveMessage::Snapshot(live.snapshot()));
+            let columns_moved = match replica.state.apply(message) {
+                Ok(changes) => changes.iter().any(|c| {
+                    matches!(c, Change::Reset | Change::Structure | Change::Column { .. })
+                }),
+                Err(err) => {
+                    tracing::warn!(error = %err, "a feed message did not fit the read model; resnapshotting");
+                    if let Some(live) = live.upgrade() {
+                        let _ = replica.state.apply(LiveMessage::Snapshot(live.snapshot()));
+                    }
+                    true
                 }
+            };
+            let version = replica.state.version();
+            if columns_moved {
+                replica.columns_at = version;
             }
-            state.version()
+            version
         };
         model.changed.send_replace(version);
     }
