@@ -58,6 +58,13 @@ impl Feed {
         ))
     }
 
+    /// The same feed, starting from the view the page holds at `version` (rendered by the
+    /// server): the server then sends the difference from it, not the view again.
+    pub fn since(self, version: u64) -> Self {
+        let join = if self.0.contains('?') { '&' } else { '?' };
+        Feed(format!("{}{join}since={version}", self.0))
+    }
+
     /// Where the feed is served.
     pub fn url(&self) -> &str {
         &self.0
@@ -247,6 +254,23 @@ pub fn format_utc_time(unix_seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_page_follows_its_own_view_from_the_version_it_holds() {
+        assert_eq!(
+            Feed::view("?problems=0").since(7).url(),
+            "/api/view?problems=0&since=7"
+        );
+        assert_eq!(Feed::view("").url(), "/api/view?");
+        assert_eq!(
+            Feed::node("worker 2").since(3).url(),
+            "/api/view/node/worker%202?since=3"
+        );
+        assert_eq!(
+            Feed::daemonset("kube-system/log").url(),
+            "/api/view/ds/kube-system/log"
+        );
+    }
 
     #[test]
     fn utc_clock_formats_hours_minutes_seconds() {

@@ -19,7 +19,7 @@ use crate::domain::view::DaemonSetDetail;
 use crate::views::daemonset::{cut as cut_daemonset, DaemonSetWindow};
 use crate::views::matrix::window::{cut_window_with, MatrixWindow};
 use crate::views::node::{node_detail, NodeDetail};
-use memo::VersionMemo;
+use memo::{CutHistory, VersionMemo};
 use query::MatrixCut;
 use read_model::ReadModel;
 use std::collections::HashSet;
@@ -34,6 +34,10 @@ pub struct Windows {
     selected: VersionMemo<String, HashSet<String>>,
     /// Each DaemonSet's detail (every node's progress and pods), by `namespace/name`.
     details: VersionMemo<String, Result<DaemonSetDetail, LookupError>>,
+    /// The last cuts of each view, for feeds that start from the view a browser holds.
+    matrix_cuts: CutHistory<MatrixWindow>,
+    node_cuts: CutHistory<NodeDetail>,
+    daemonset_cuts: CutHistory<DaemonSetWindow>,
 }
 
 impl Windows {
@@ -44,6 +48,9 @@ impl Windows {
             model: ReadModel::start(live),
             selected: VersionMemo::new(memo::MAX_KEYS),
             details: VersionMemo::new(memo::MAX_DETAILS),
+            matrix_cuts: CutHistory::new(memo::MAX_KEYS),
+            node_cuts: CutHistory::new(memo::MAX_KEYS),
+            daemonset_cuts: CutHistory::new(memo::MAX_DETAILS),
         })
     }
 
@@ -74,8 +81,27 @@ impl Windows {
             (None, false) => Some(&nothing),
             (None, true) => None,
         };
-        self.model
-            .with_snapshot(|snapshot| cut_window_with(snapshot, &cut.query, selected))
+        let window = self
+            .model
+            .with_snapshot(|snapshot| cut_window_with(snapshot, &cut.query, selected));
+        self.matrix_cuts
+            .remember(&cut.key(), window.version, &window);
+        window
+    }
+
+    /// The matrix window `cut` asked for at `version`, if it is still kept.
+    pub fn matrix_at(&self, cut: &MatrixCut, version: u64) -> Option<Arc<MatrixWindow>> {
+        self.matrix_cuts.at(&cut.key(), version)
+    }
+
+    /// The node page's view of `name` at `version`, if it is still kept.
+    pub fn node_at(&self, name: &str, version: u64) -> Option<Arc<NodeDetail>> {
+        self.node_cuts.at(name, version)
+    }
+
+    /// The DaemonSet page's view of `key` at `version`, if it is still kept.
+    pub fn daemonset_at(&self, key: &str, version: u64) -> Option<Arc<DaemonSetWindow>> {
+        self.daemonset_cuts.at(key, version)
     }
 
     /// One node's row with its columns' keys (the node page); `None` when the matrix has no
@@ -88,6 +114,7 @@ impl Windows {
                 columns_at,
                 ..detail
             })
+            .inspect(|detail| self.node_cuts.remember(name, detail.version, detail))
     }
 
     /// The DaemonSet page's view of `key` (`namespace/name`): its rollout on the nodes worth
@@ -103,7 +130,9 @@ impl Windows {
         let (cluster, health) = self
             .model
             .with_snapshot(|s| (s.cluster.clone(), s.health.clone()));
-        Ok(cut_daemonset(detail, cluster, health))
+        let window = cut_daemonset(detail, cluster, health);
+        self.daemonset_cuts.remember(key, window.version, &window);
+        Ok(window)
     }
 }
 

@@ -107,7 +107,7 @@ fn MatrixView(
     let reload: StoredValue<Option<HeldView<MatrixWindow>>> = StoredValue::new(None);
     let shown_hub = hub.clone();
     let held = hub.follow_view(
-        Feed::view(&wanted),
+        Feed::view(&wanted).since(window.version),
         Some(window.clone()),
         move |w: &MatrixWindow, message: &ViewMessage| {
             explainer.refresh_if_in_view(message);

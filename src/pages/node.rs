@@ -101,7 +101,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
     // sends its row again only when it changed (`/api/view/node/…`).
     let sub_name = name.clone();
     hub.follow_view(
-        Feed::node(&name),
+        Feed::node(&name).since(detail.version),
         Some(detail.clone()),
         move |d: &NodeDetail, message: &NodeMessage| {
             let (row_moved, columns_moved) = match message {

@@ -254,6 +254,12 @@ impl PageView for DaemonSetWindow {
     fn whole(self) -> DaemonSetMessage {
         DaemonSetMessage::Window(self)
     }
+    fn unchanged(&self) -> DaemonSetMessage {
+        DaemonSetMessage::Patch(DaemonSetPatch {
+            version: self.version,
+            ..DaemonSetPatch::default()
+        })
+    }
     fn diff(&self, next: &Self) -> Option<DaemonSetMessage> {
         diff(self, next)
     }

@@ -137,6 +137,12 @@ impl PageView for NodeDetail {
     fn whole(self) -> NodeMessage {
         NodeMessage::Window(self)
     }
+    fn unchanged(&self) -> NodeMessage {
+        NodeMessage::Patch(NodePatch {
+            version: self.version,
+            ..NodePatch::default()
+        })
+    }
     fn diff(&self, next: &Self) -> Option<NodeMessage> {
         diff(self, next)
     }

@@ -19,6 +19,9 @@ pub trait PageView: Clone + Sized {
     fn version(&self) -> u64;
     /// The message carrying this view whole.
     fn whole(self) -> Self::Message;
+    /// The message saying a browser holding this view is current (the first message of a
+    /// feed that starts from the view the page was rendered with, when nothing changed since).
+    fn unchanged(&self) -> Self::Message;
     /// The message that brings a browser holding `self` to `next`; `None` when nothing it
     /// shows changed.
     fn diff(&self, next: &Self) -> Option<Self::Message>;

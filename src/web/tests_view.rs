@@ -148,3 +148,33 @@ async fn a_view_that_makes_no_sense_is_a_clear_400() {
         assert!(text(response).await.contains(says), "{uri}");
     }
 }
+
+#[tokio::test]
+async fn a_feed_that_starts_from_the_rendered_view_does_not_send_it_again() {
+    let router = app(synced());
+    let first: Vec<(String, ViewMessage)> = sse_messages(
+        get(router.clone(), "/api/view?problems=0&group=none", &[]).await,
+        1,
+    )
+    .await;
+    let ViewMessage::Window(window) = &first[0].1 else {
+        panic!("without a version held, the window whole")
+    };
+    let uri = format!("/api/view?problems=0&group=none&since={}", window.version);
+    let resumed: Vec<(String, ViewMessage)> =
+        sse_messages(get(router.clone(), &uri, &[]).await, 1).await;
+    let ViewMessage::Patch(patch) = &resumed[0].1 else {
+        panic!("the view held is current: a patch, got {:?}", resumed[0].1)
+    };
+    assert!(
+        patch.is_empty() && patch.version == window.version,
+        "{patch:?}"
+    );
+    // A version the server no longer keeps (or never cut) gets the window whole.
+    let unknown: Vec<(String, ViewMessage)> = sse_messages(
+        get(router, "/api/view?problems=0&group=none&since=999999", &[]).await,
+        1,
+    )
+    .await;
+    assert!(matches!(unknown[0].1, ViewMessage::Window(_)));
+}

@@ -18,7 +18,7 @@ use crate::web::AppState;
 use crate::windows::query::MatrixCut;
 use crate::windows::{stream, Windows};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
@@ -48,16 +48,31 @@ fn event<V: PageView>(message: &V::Message) -> Option<Event> {
     }
 }
 
-/// The SSE response of one browser's view, `cut` from `windows` after every change.
-pub(crate) fn respond<V, C>(windows: Arc<Windows>, cut: C) -> Response
+/// The version of the view the browser holds: its last message's (`Last-Event-ID`, sent by the
+/// browser when it reconnects), else the one its page was rendered with (`since=`). Anything
+/// unreadable counts as nothing held: the feed then starts with the whole view.
+fn held_version(headers: &HeaderMap, raw_query: &str) -> Option<u64> {
+    let header = headers
+        .get("last-event-id")
+        .and_then(|v| crate::domain::resume::parse_last_event_id(v.as_bytes()).ok());
+    header.or_else(|| {
+        form_urlencoded::parse(raw_query.as_bytes())
+            .find(|(k, _)| k == "since")
+            .and_then(|(_, v)| v.parse().ok())
+    })
+}
+
+/// The SSE response of one browser's view, `cut` from `windows` after every change, starting
+/// from `base` (the view it holds) when known.
+pub(crate) fn respond<V, C>(windows: Arc<Windows>, base: Option<Arc<V>>, cut: C) -> Response
 where
-    V: PageView + Send + 'static,
+    V: PageView + Send + Sync + 'static,
     C: Fn(&Windows) -> Option<V> + Send + 'static,
 {
     let live = windows.live().clone();
     live.metrics().client_delta(1);
     let guard = ClientGuard(live);
-    let events = stream::follow(windows, cut).filter_map(move |message| {
+    let events = stream::follow(windows, base, cut).filter_map(move |message| {
         let _keep = &guard;
         futures::future::ready(event::<V>(&message).map(Ok::<_, Infallible>))
     });
@@ -70,24 +85,37 @@ fn sse(events: impl Stream<Item = Result<Event, Infallible>> + Send + 'static) -
         .into_response()
 }
 
-/// `GET /api/view/node/{name}`: the node page's view.
-pub async fn node_view(State(state): State<AppState>, Path(name): Path<String>) -> Response {
+/// `GET /api/view/node/{name}[?since=<version>]`: the node page's view.
+pub async fn node_view(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     if name.is_empty() || name.len() > 253 {
         return bad_request(format!("{name:?} is not a node name"));
     }
-    respond(state.windows.clone(), move |windows| windows.node(&name))
+    let base = held_version(&headers, raw.as_deref().unwrap_or_default())
+        .and_then(|v| state.windows.node_at(&name, v));
+    respond(state.windows.clone(), base, move |windows: &Windows| {
+        windows.node(&name)
+    })
 }
 
-/// `GET /api/view/ds/{namespace}/{name}`: the DaemonSet page's view.
+/// `GET /api/view/ds/{namespace}/{name}[?since=<version>]`: the DaemonSet page's view.
 pub async fn daemonset_view(
     State(state): State<AppState>,
     Path((namespace, name)): Path<(String, String)>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
 ) -> Response {
     let key = format!("{namespace}/{name}");
     if let Err(err) = crate::server_fns::check_daemonset_key(&key) {
         return bad_request(err.to_string());
     }
-    respond(state.windows.clone(), move |windows| {
+    let base = held_version(&headers, raw.as_deref().unwrap_or_default())
+        .and_then(|v| state.windows.daemonset_at(&key, v));
+    respond(state.windows.clone(), base, move |windows: &Windows| {
         windows.daemonset(&key).ok()
     })
 }
@@ -96,8 +124,12 @@ fn bad_request(message: String) -> Response {
     (StatusCode::BAD_REQUEST, format!("{message}\n")).into_response()
 }
 
-/// `GET /api/view?<matrix query>`.
-pub async fn view_feed(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Response {
+/// `GET /api/view?<matrix query>[&since=<version>]`.
+pub async fn view_feed(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let raw = raw.unwrap_or_default();
     if raw.len() > MAX_QUERY_STRING {
         return (
@@ -112,7 +144,8 @@ pub async fn view_feed(State(state): State<AppState>, RawQuery(raw): RawQuery) -
     // Bad parameters become defaults, as on the page (which shows the notes): the same
     // string must cut the same window in both places.
     let cut = MatrixCut::parse(&raw).cut;
-    respond(state.windows.clone(), move |windows| {
+    let base = held_version(&headers, &raw).and_then(|v| state.windows.matrix_at(&cut, v));
+    respond(state.windows.clone(), base, move |windows: &Windows| {
         Some(windows.matrix(&cut))
     })
 }

@@ -66,6 +66,72 @@ impl<K: Eq + Hash + Clone, V> VersionMemo<K, V> {
     }
 }
 
+/// Versions of one view kept per key: a page connects to its feed a moment after the server
+/// rendered it, a few versions later at most in a busy cluster.
+pub const CUTS_PER_KEY: usize = 8;
+
+/// One view's last cuts, by version, oldest first.
+type Cuts<V> = Vec<(u64, Arc<V>)>;
+
+/// The last cuts of each view, by key and version, so that a feed can start from the view a
+/// browser already holds (the page's server render, or the last message before a reconnect)
+/// and send only the difference: the first window is sent once.
+#[derive(Debug)]
+pub struct CutHistory<V> {
+    entries: Mutex<HashMap<String, Cuts<V>>>,
+    capacity: usize,
+}
+
+impl<V: Clone> CutHistory<V> {
+    /// An empty history of at most `capacity` keys.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            entries: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Keeps `view`, cut for `key` at `version` (once per key and version).
+    pub fn remember(&self, key: &str, version: u64, view: &V) {
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !entries.contains_key(key) && entries.len() >= self.capacity {
+            // The key whose newest cut is oldest goes: nobody has looked at it for longest.
+            let stalest = entries
+                .iter()
+                .min_by_key(|(_, cuts)| cuts.last().map_or(0, |(v, _)| *v))
+                .map(|(k, _)| k.clone());
+            if let Some(stalest) = stalest {
+                entries.remove(&stalest);
+            }
+        }
+        let cuts = entries.entry(key.to_string()).or_default();
+        if cuts.iter().any(|(v, _)| *v == version) {
+            return;
+        }
+        cuts.push((version, Arc::new(view.clone())));
+        cuts.sort_by_key(|(v, _)| *v);
+        if cuts.len() > CUTS_PER_KEY {
+            cuts.remove(0);
+        }
+    }
+
+    /// The cut of `key` at `version`, if it is still kept.
+    pub fn at(&self, key: &str, version: u64) -> Option<Arc<V>> {
+        let entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        entries
+            .get(key)?
+            .iter()
+            .find(|(v, _)| *v == version)
+            .map(|(_, view)| view.clone())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +173,29 @@ mod tests {
             0
         });
         assert_eq!(calls.get(), 1, "key 1 (the oldest) was forgotten");
+    }
+
+    #[test]
+    fn a_cut_is_found_by_key_and_version_while_it_is_among_the_last_few() {
+        let history: CutHistory<String> = CutHistory::new(4);
+        for v in 1..=(CUTS_PER_KEY as u64 + 1) {
+            history.remember("q", v, &format!("cut {v}"));
+        }
+        assert_eq!(history.at("q", 1), None, "the oldest went");
+        assert_eq!(
+            history.at("q", 2).as_deref().map(String::as_str),
+            Some("cut 2")
+        );
+        assert_eq!(history.at("other", 2), None);
+    }
+
+    #[test]
+    fn past_its_capacity_the_history_forgets_the_view_seen_least_recently() {
+        let history: CutHistory<u8> = CutHistory::new(2);
+        history.remember("a", 1, &1);
+        history.remember("b", 5, &2);
+        history.remember("c", 6, &3);
+        assert_eq!(history.at("a", 1), None);
+        assert!(history.at("b", 5).is_some() && history.at("c", 6).is_some());
     }
 }

@@ -37,6 +37,11 @@ impl MatrixCut {
         Self { query, selector }
     }
 
+    /// The query's one spelling (its query string): the key of its cuts.
+    pub fn key(&self) -> String {
+        self.query.href_for_page(self.query.page)
+    }
+
     /// Parses a matrix query string (`q=…&selector=…&page=2`, without the `?`) as the page's
     /// router would, so the server cuts the window the page describes.
     pub fn parse(raw: &str) -> ParsedCut {

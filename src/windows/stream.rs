@@ -5,8 +5,10 @@
 //! read model the same way; only their cut and diff differ ([`PageView`]). Changes are
 //! coalesced ([`COALESCE`]) so a rollout's burst of versions costs one cut per browser, not one
 //! per version, while the first change after a quiet period is cut at once
-//! ([`wait_before_cut`]). A reconnect starts again with the whole view (a page's view is small;
-//! a per-client history is not worth keeping).
+//! ([`wait_before_cut`]). The whole view is sent once: a browser that already holds a view
+//! (rendered by the server, or followed before a reconnect) names its version, and the feed
+//! starts with the difference from that cut while the server still keeps it
+//! ([`super::memo::CutHistory`]).
 
 use super::Windows;
 use crate::views::page::PageView;
@@ -28,11 +30,17 @@ pub fn wait_before_cut(last_cut: Instant, now: Instant) -> Duration {
 }
 
 /// The messages of one view: `cut` at once and after every change of the read model, each
-/// cut sent as the difference from the last one sent. A cut of `None` (the page's object is
-/// gone for now) sends nothing; the view resumes from the last one sent when it is back.
-pub fn follow<V, C>(windows: Arc<Windows>, cut: C) -> impl Stream<Item = V::Message>
+/// cut sent as the difference from the last one sent. The first is the difference from `base`
+/// when the browser already holds that view (its page's server render, or its last message
+/// before a reconnect), else the whole view. A cut of `None` (the page's object is gone for
+/// now) sends nothing; the view resumes from the last one sent when it is back.
+pub fn follow<V, C>(
+    windows: Arc<Windows>,
+    base: Option<Arc<V>>,
+    cut: C,
+) -> impl Stream<Item = V::Message>
 where
-    V: PageView + Send + 'static,
+    V: PageView + Send + Sync + 'static,
     C: Fn(&Windows) -> Option<V> + Send + 'static,
 {
     async_stream::stream! {
@@ -41,7 +49,10 @@ where
         let mut shown: Option<V> = cut(&windows);
         let mut last_cut = Instant::now();
         if let Some(first) = &shown {
-            yield first.clone().whole();
+            yield match &base {
+                Some(held) => held.diff(first).unwrap_or_else(|| first.unchanged()),
+                None => first.clone().whole(),
+            };
         }
         while changes.changed().await.is_ok() {
             let wait = wait_before_cut(last_cut, Instant::now());

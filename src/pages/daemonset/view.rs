@@ -61,7 +61,7 @@ pub(super) fn DaemonSetView(
     };
     let reload_key = key.clone();
     let held = hub.follow_view(
-        Feed::daemonset(&key),
+        Feed::daemonset(&key).since(window.version),
         Some(window.clone()),
         move |w: &DaemonSetWindow, message: &DaemonSetMessage| {
             show(w);

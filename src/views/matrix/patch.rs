@@ -271,6 +271,12 @@ impl crate::views::page::PageView for MatrixWindow {
     fn whole(self) -> ViewMessage {
         ViewMessage::Window(self)
     }
+    fn unchanged(&self) -> ViewMessage {
+        ViewMessage::Patch(WindowPatch {
+            version: self.version,
+            ..WindowPatch::default()
+        })
+    }
     fn diff(&self, next: &Self) -> Option<ViewMessage> {
         diff(self, next)
     }
