@@ -10,3 +10,4 @@ pub mod daemonset;
 pub mod matrix;
 pub mod node;
 pub mod page;
+pub mod rows;

@@ -13,9 +13,8 @@ use crate::domain::coverage::CellState;
 use crate::domain::view::{
     DaemonSetColumn, DaemonSetDetail, EffectiveToleration, NodeProgress, PodSummary, ResourceHealth,
 };
-use crate::views::page::PageView;
+use crate::views::rows::{apply_rows, diff_rows, RowMismatch};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// The DaemonSet's revision as the page's header shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -140,27 +139,14 @@ fn same_row(a: &NodeProgress, b: &NodeProgress) -> bool {
 
 /// The message that brings a browser showing `old` to `new`; `None` when nothing changed.
 pub fn diff(old: &DaemonSetWindow, new: &DaemonSetWindow) -> Option<DaemonSetMessage> {
-    let before: HashMap<&str, &NodeProgress> =
-        old.nodes.iter().map(|n| (n.node.as_str(), n)).collect();
-    let nodes: Vec<NodeProgress> = new
-        .nodes
-        .iter()
-        .filter(|n| !before.get(n.node.as_str()).is_some_and(|o| same_row(o, n)))
-        .cloned()
-        .collect();
-    let same_order = old.nodes.len() == new.nodes.len()
-        && old
-            .nodes
-            .iter()
-            .zip(&new.nodes)
-            .all(|(a, b)| a.node == b.node);
+    let (nodes, order) = diff_rows(&old.nodes, &new.nodes, same_row);
     fn changed<T: PartialEq + Clone>(old: &T, new: &T) -> Option<T> {
         (old != new).then(|| new.clone())
     }
     let patch = DaemonSetPatch {
         version: new.version,
         nodes,
-        order: (!same_order).then(|| new.nodes.iter().map(|n| n.node.clone()).collect()),
+        order,
         column: changed(&old.column, &new.column),
         revision: changed(&old.revision, &new.revision),
         hidden: changed(&old.hidden, &new.hidden),
@@ -173,6 +159,13 @@ pub fn diff(old: &DaemonSetWindow, new: &DaemonSetWindow) -> Option<DaemonSetMes
         ..DaemonSetPatch::default()
     };
     (patch != empty).then_some(DaemonSetMessage::Patch(patch))
+}
+
+/// A part of the view a patch replaces, when it brings one.
+fn set<T>(slot: &mut T, value: Option<T>) {
+    if let Some(value) = value {
+        *slot = value;
+    }
 }
 
 /// Applies one message to the view a browser holds (`None` before the first window).
@@ -192,93 +185,28 @@ pub fn apply(
         return Ok(());
     };
     let version = patch.version;
-    match patch.order {
-        Some(order) => {
-            let mut known: HashMap<String, NodeProgress> = std::mem::take(&mut w.nodes)
-                .into_iter()
-                .map(|n| (n.node.clone(), n))
-                .collect();
-            known.extend(patch.nodes.into_iter().map(|n| (n.node.clone(), n)));
-            let mut nodes = Vec::with_capacity(order.len());
-            for node in order {
-                match known.remove(&node) {
-                    Some(n) => nodes.push(n),
-                    None => return Err(DaemonSetPatchError::UnknownRow { version, node }),
-                }
-            }
-            w.nodes = nodes;
-        }
-        None => {
-            for row in patch.nodes {
-                match w.nodes.iter_mut().find(|n| n.node == row.node) {
-                    Some(slot) => *slot = row,
-                    None => {
-                        return Err(DaemonSetPatchError::StrayRow {
-                            version,
-                            node: row.node,
-                        })
-                    }
-                }
-            }
-        }
-    }
-    if let Some(column) = patch.column {
-        w.column = column;
-    }
-    if let Some(revision) = patch.revision {
-        w.revision = revision;
-    }
-    if let Some(hidden) = patch.hidden {
-        w.hidden = hidden;
-    }
-    if let Some(tolerations) = patch.tolerations {
-        w.tolerations = tolerations;
-    }
-    if let Some(health) = patch.health {
-        w.health = health;
-    }
-    if let Some(cluster) = patch.cluster {
-        w.cluster = cluster;
-    }
+    apply_rows(&mut w.nodes, patch.nodes, patch.order).map_err(|mismatch| match mismatch {
+        RowMismatch::Unknown(node) => DaemonSetPatchError::UnknownRow { version, node },
+        RowMismatch::Stray(node) => DaemonSetPatchError::StrayRow { version, node },
+    })?;
+    set(&mut w.column, patch.column);
+    set(&mut w.revision, patch.revision);
+    set(&mut w.hidden, patch.hidden);
+    set(&mut w.tolerations, patch.tolerations);
+    set(&mut w.health, patch.health);
+    set(&mut w.cluster, patch.cluster);
     w.version = version;
     Ok(())
 }
 
-impl PageView for DaemonSetWindow {
-    type Message = DaemonSetMessage;
-    type Error = DaemonSetPatchError;
-
-    fn version(&self) -> u64 {
-        self.version
-    }
-    fn whole(self) -> DaemonSetMessage {
-        DaemonSetMessage::Window(self)
-    }
-    fn unchanged(&self) -> DaemonSetMessage {
-        DaemonSetMessage::Patch(DaemonSetPatch {
-            version: self.version,
-            ..DaemonSetPatch::default()
-        })
-    }
-    fn diff(&self, next: &Self) -> Option<DaemonSetMessage> {
-        diff(self, next)
-    }
-    fn apply(held: &mut Option<Self>, message: DaemonSetMessage) -> Result<(), Self::Error> {
-        apply(held, message)
-    }
-    fn message_version(message: &DaemonSetMessage) -> u64 {
-        match message {
-            DaemonSetMessage::Window(w) => w.version,
-            DaemonSetMessage::Patch(p) => p.version,
-        }
-    }
-    fn cluster(&self) -> &str {
-        &self.cluster
-    }
-    fn health(&self) -> &[ResourceHealth] {
-        &self.health
-    }
-}
+crate::views::page::page_view!(
+    DaemonSetWindow,
+    DaemonSetMessage,
+    DaemonSetPatch,
+    DaemonSetPatchError,
+    diff,
+    apply
+);
 
 #[cfg(test)]
 #[path = "daemonset/tests.rs"]

@@ -7,7 +7,6 @@
 //! `apply(old, diff(old, new)) == new`.
 
 use crate::domain::view::{MatrixSnapshot, NodeRow, ResourceHealth};
-use crate::views::page::PageView;
 use serde::{Deserialize, Serialize};
 
 /// One node's row of the matrix with the DaemonSet keys its cells belong to.
@@ -127,41 +126,14 @@ pub fn apply(held: &mut Option<NodeDetail>, message: NodeMessage) -> Result<(), 
     Ok(())
 }
 
-impl PageView for NodeDetail {
-    type Message = NodeMessage;
-    type Error = NodeShapeError;
-
-    fn version(&self) -> u64 {
-        self.version
-    }
-    fn whole(self) -> NodeMessage {
-        NodeMessage::Window(self)
-    }
-    fn unchanged(&self) -> NodeMessage {
-        NodeMessage::Patch(NodePatch {
-            version: self.version,
-            ..NodePatch::default()
-        })
-    }
-    fn diff(&self, next: &Self) -> Option<NodeMessage> {
-        diff(self, next)
-    }
-    fn apply(held: &mut Option<Self>, message: NodeMessage) -> Result<(), NodeShapeError> {
-        apply(held, message)
-    }
-    fn message_version(message: &NodeMessage) -> u64 {
-        match message {
-            NodeMessage::Window(w) => w.version,
-            NodeMessage::Patch(p) => p.version,
-        }
-    }
-    fn cluster(&self) -> &str {
-        &self.cluster
-    }
-    fn health(&self) -> &[ResourceHealth] {
-        &self.health
-    }
-}
+crate::views::page::page_view!(
+    NodeDetail,
+    NodeMessage,
+    NodePatch,
+    NodeShapeError,
+    diff,
+    apply
+);
 
 #[cfg(test)]
 mod tests {

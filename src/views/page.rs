@@ -34,3 +34,48 @@ pub trait PageView: Clone + Sized {
     /// Health of the watched resources, for the stale banner.
     fn health(&self) -> &[ResourceHealth];
 }
+
+/// Implements [`PageView`] for a view whose message enum has the variants `Window(view)` and
+/// `Patch(patch)`, whose view and patch carry `version` (and the view `cluster` and
+/// `health`), and whose patch's `Default` changes nothing: the three views are alike in this,
+/// and differ only in their `diff` and `apply`.
+macro_rules! page_view {
+    ($view:ty, $message:ident, $patch:ident, $error:ty, $diff:path, $apply:path) => {
+        impl $crate::views::page::PageView for $view {
+            type Message = $message;
+            type Error = $error;
+
+            fn version(&self) -> u64 {
+                self.version
+            }
+            fn whole(self) -> $message {
+                $message::Window(self)
+            }
+            fn unchanged(&self) -> $message {
+                $message::Patch($patch {
+                    version: self.version,
+                    ..$patch::default()
+                })
+            }
+            fn diff(&self, next: &Self) -> Option<$message> {
+                $diff(self, next)
+            }
+            fn apply(held: &mut Option<Self>, message: $message) -> Result<(), $error> {
+                $apply(held, message)
+            }
+            fn message_version(message: &$message) -> u64 {
+                match message {
+                    $message::Window(w) => w.version,
+                    $message::Patch(p) => p.version,
+                }
+            }
+            fn cluster(&self) -> &str {
+                &self.cluster
+            }
+            fn health(&self) -> &[$crate::domain::view::ResourceHealth] {
+                &self.health
+            }
+        }
+    };
+}
+pub(crate) use page_view;
