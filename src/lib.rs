@@ -28,9 +28,11 @@ use clap as _;
 
 pub mod app;
 pub mod components;
+pub mod links;
 pub mod live_client;
 pub mod pages;
 pub mod server_fns;
+pub mod text;
 pub mod views;
 
 /// The pure rules, from their own crate (`crates/domain`): also compiled to WASM.

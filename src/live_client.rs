@@ -11,6 +11,7 @@
 pub mod feed;
 
 use crate::domain::view::{ResourceHealth, StateCounts};
+use crate::links;
 use crate::views::page::PageView;
 use leptos::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,17 +46,12 @@ impl Feed {
 
     /// The node page's view: one node's row and its columns' keys.
     pub fn node(name: &str) -> Self {
-        Feed(format!("/api/view/node/{}", encode(name)))
+        Feed(format!("/api/view{}", links::node(name)))
     }
 
     /// The DaemonSet page's view of `namespace/name`: its rollout node by node.
     pub fn daemonset(key: &str) -> Self {
-        let (namespace, name) = key.split_once('/').unwrap_or(("", key));
-        Feed(format!(
-            "/api/view/ds/{}/{}",
-            encode(namespace),
-            encode(name)
-        ))
+        Feed(format!("/api/view{}", links::daemonset(key)))
     }
 
     /// The same feed, starting from the view the page holds at `version` (rendered by the
@@ -69,20 +65,6 @@ impl Feed {
     pub fn url(&self) -> &str {
         &self.0
     }
-}
-
-/// Percent-encodes a path segment or query value (node names and DaemonSet keys are DNS
-/// names, but the feed must not trust that).
-fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A page's view as the browser holds it, shared with the feed's callback. A page that must
@@ -245,12 +227,6 @@ pub fn use_live_hub() -> LiveHub {
     use_context::<LiveHub>().unwrap_or_default()
 }
 
-/// Renders unix seconds as `HH:MM:SS` UTC (the stale banner's clock).
-pub fn format_utc_time(unix_seconds: i64) -> String {
-    let s = unix_seconds.rem_euclid(86_400);
-    format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,18 +246,5 @@ mod tests {
             Feed::daemonset("kube-system/log").url(),
             "/api/view/ds/kube-system/log"
         );
-    }
-
-    #[test]
-    fn utc_clock_formats_hours_minutes_seconds() {
-        let cases = [
-            (0, "00:00:00"),
-            (1_764_686_096, "14:34:56"),
-            (86_399, "23:59:59"),
-            (-1, "23:59:59"),
-        ];
-        for (t, want) in cases {
-            assert_eq!(format_utc_time(t), want, "{t}");
-        }
     }
 }

@@ -239,7 +239,7 @@ fn RolloutTable(model: MatrixModel) -> impl IntoView {
                                 let n = move |f: fn(&crate::domain::view::DaemonSetColumn) -> i64| move || f(&col.get());
                                 view! {
                                     <tr data-ds-summary=c.key.clone()>
-                                        <th scope="row"><a href=format!("/ds/{}", c.key)>{c.key.clone()}</a></th>
+                                        <th scope="row"><a href=crate::links::daemonset(&c.key)>{c.key.clone()}</a></th>
                                         <td class="num">{n(|d| d.desired)}</td>
                                         <td class="num">{n(|d| d.ready)}</td>
                                         <td class="num">{n(|d| d.updated)}</td>

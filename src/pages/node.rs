@@ -185,7 +185,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
                                                 on_select=on_select
                                             />
                                         </td>
-                                        <td><a href=format!("/ds/{key}")>{key.clone()}</a></td>
+                                        <td><a href=crate::links::daemonset(&key)>{key.clone()}</a></td>
                                         <td>
                                             {move || state_label(state.get())}
                                             <Transition fallback=|| ()>

@@ -73,7 +73,7 @@ fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
     let events = super::events_resource(EventScope::Pod, key.clone(), Signal::stored(0));
     let read_at = pod.read_at;
     let crumbs = pod.owner.clone().map(|o| {
-        view! { " · " <a href=format!("/ds/{o}")>{format!("DaemonSet {o}")}</a> }
+        view! { " · " <a href=crate::links::daemonset(&o)>{format!("DaemonSet {o}")}</a> }
     });
     let init = (!pod.init_containers.is_empty()).then(|| {
         view! {

@@ -5,18 +5,19 @@ use super::rows::{progress_rows, reconcile, ProgressRow};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
-use crate::components::explanation::{format_age, ExplanationPanel};
-use crate::components::pod::pod_href;
+use crate::components::explanation::ExplanationPanel;
 use crate::components::revision_history::RevisionHistorySection;
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::rollout_pace::PacePanel;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
 use crate::domain::view::{EventScope, StateCounts};
+use crate::links;
 use crate::live_client::{Feed, HeldView, LiveHub};
 use crate::pages::explainer::Explainer;
 use crate::pages::whatif::{WhatIf, WhatIfSection, WhatIfTarget};
 use crate::server_fns::{get_daemonset_window, get_revision_history};
+use crate::text::format_age;
 use crate::views::daemonset::{DaemonSetMessage, DaemonSetPatchError, DaemonSetWindow};
 use leptos::prelude::*;
 
@@ -249,7 +250,7 @@ pub(super) fn DaemonSetView(
                                             />
                                         </td>
                                         <td>
-                                            <a class="node-name" href=format!("/node/{}", r.node)>
+                                            <a class="node-name" href=links::node(&r.node)>
                                                 {r.node.clone()}
                                             </a>
                                         </td>
@@ -267,7 +268,7 @@ pub(super) fn DaemonSetView(
                                                         };
                                                         view! {
                                                             <div class="pod-line" data-pod=p.name.clone()>
-                                                                <a class="pod-link" href=pod_href(&pod_ds, &p.name)><code>{p.name.clone()}</code></a>
+                                                                <a class="pod-link" href=links::daemon_pod(&pod_ds, &p.name)><code>{p.name.clone()}</code></a>
                                                                 {format!(
                                                                     " · {rev} {} · {status} · ready {} · {} restarts · {}",
                                                                     p.revision_hash,
