@@ -118,7 +118,7 @@ async fn run_dashboard(size: Size) -> BenchResult {
         "ds=monitoring/&state=missing",
         "selector=&q=00042",
     ] {
-        let query = daemonscope::server_fns::views::parse_query_string(qs).query;
+        let query = daemonscope::windows::query::MatrixCut::parse(qs).cut.query;
         let mut times = Vec::new();
         let mut window = cut_window(&snapshot, &query);
         for _ in 0..20 {

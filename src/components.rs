@@ -1,6 +1,6 @@
 //! Presentational components: data arrives as props (values, signals or the page's
-//! resources); none calls the server. Layer: imports `domain`, `live_client` and the
-//! server functions' error type; never `pages`, `app` or `web`.
+//! resources); none calls the server. Layer: imports `domain`, `links`, `text`, `live_client`
+//! (the connection state) and the server functions' error type; never `pages`, `app` or `web`.
 pub mod banner;
 pub mod cell;
 pub mod events;

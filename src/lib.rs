@@ -8,13 +8,14 @@
 //!
 //! ```text
 //! web -> app -> pages -> { components, server_fns, live_client } -> views -> domain
-//!          (web also -> server_fns::context; components -> live_client for formatting
-//!           and the hub, and -> server_fns::DashboardError, the type their props carry)
+//!          (web also -> server_fns::context and windows; components -> live_client for
+//!           formatting and the hub, and -> server_fns::DashboardError, the type their props
+//!           carry; on the server, server_fns -> windows -> { cluster, views })
 //! ```
 //!
 //! `server_fns` holds every `#[server]` fn and the context they read (`server_fns::context`,
-//! provided by `web`); `live_client` (the browser's live store) needs only `domain::view` and
-//! the `CellState` its cells carry.
+//! provided by `web`); `windows` cuts every page's view on the server; `live_client` (the
+//! browser's feed) holds no matrix, only each page's view, and needs only `views`.
 // A dependency the library never names fails its build (rustc's lint; tests excluded, since
 // dev-dependencies are not its to judge).
 #![cfg_attr(not(test), deny(unused_crate_dependencies))]
@@ -27,9 +28,11 @@ use clap as _;
 
 pub mod app;
 pub mod components;
+pub mod links;
 pub mod live_client;
 pub mod pages;
 pub mod server_fns;
+pub mod text;
 pub mod views;
 
 /// The pure rules, from their own crate (`crates/domain`): also compiled to WASM.
@@ -47,6 +50,8 @@ pub mod cli;
 pub mod cluster;
 #[cfg(feature = "ssr")]
 pub mod web;
+#[cfg(feature = "ssr")]
+pub mod windows;
 
 /// The WASM entry point: hydrates the server-rendered page in place.
 #[cfg(feature = "hydrate")]

@@ -1,26 +1,23 @@
-//! The browser side of the live feed: one hub per page load that owns the live matrix and
-//! tells the pages what changed.
+//! The browser side of the live feed: one connection per page load that follows the page on
+//! screen, and the page-wide signals (connection, health, cluster) the header shows.
 //!
-//! Why a hub: the EventSource connection outlives page navigation, while pages come and go
-//! and each shows only a window of the matrix. Pages subscribe, project the changes they care
-//! about onto their own fine-grained signals, and unsubscribe on cleanup. The hub exists on
-//! the server too (so SSR and hydration render the same tree) but only connects in the
-//! browser (`feed`, hydrate builds).
-
-/// The live matrix a browser keeps (`crate::views::live_state`), under its old path.
-pub use crate::views::live_state as state;
+//! Why a hub: the EventSource connection outlives page navigation, while pages come and go.
+//! Each page follows its own view (`/api/view…`, cut and patched on the server): it registers
+//! what to do with a message ([`LiveHub::follow_view`]) and holds its view; the browser never
+//! holds the matrix. The hub exists on the server too (so SSR and hydration render the same
+//! tree) but only connects in the browser (`feed`, hydrate builds).
 
 #[cfg(feature = "hydrate")]
 pub mod feed;
 
-use crate::domain::view::{LiveMessage, ResourceHealth, StateCounts};
-use crate::views::matrix::patch::ViewMessage;
+use crate::domain::view::{ResourceHealth, StateCounts};
+use crate::links;
+use crate::views::page::PageView;
 use leptos::prelude::*;
-use state::{ApplyError, Change, LiveState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// The connection to `/api/live`, as the stale banner needs it.
+/// The connection to the page's feed, as the stale banner needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConnState {
     /// Not started (server render, or before hydration).
@@ -33,77 +30,76 @@ pub enum ConnState {
     Lost { since: i64 },
 }
 
-/// A page's callback: gets the whole live state and the list of changes of one message.
-/// It must not call back into the hub (the state lock is held).
-pub type Subscriber = Arc<dyn Fn(&LiveState, &[Change]) + Send + Sync>;
+/// The page's callback for its view's messages (the text of one SSE message); an error says
+/// why the message was not applied.
+pub type ViewSink = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 
-/// The matrix page's callback for its window's messages (`/api/view`).
-pub type ViewSink = Arc<dyn Fn(ViewMessage) + Send + Sync>;
-
-/// What the page on screen follows: a browser receives only what its page shows.
+/// The view the page on screen follows: `/api/view…`, cut and patched on the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Feed {
-    /// `/api/view?…`: the matrix page's window, cut and patched on the server.
-    View(String),
-    /// `/api/live?…`: a scope of the matrix (one node's row, one DaemonSet's column) as
-    /// snapshot and deltas, kept in the hub's [`LiveState`].
-    Live(String),
-}
+pub struct Feed(String);
 
 impl Feed {
     /// The matrix window for the query string `query` (with or without its `?`).
     pub fn view(query: &str) -> Self {
-        Feed::View(format!("/api/view?{}", query.trim_start_matches('?')))
+        Feed(format!("/api/view?{}", query.trim_start_matches('?')))
     }
 
-    /// One node's row and every column summary.
+    /// The node page's view: one node's row and its columns' keys.
     pub fn node(name: &str) -> Self {
-        Feed::Live(format!("/api/live?node={}", encode(name)))
+        Feed(format!("/api/view{}", links::node(name)))
     }
 
-    /// One DaemonSet's column and its cell on every node.
+    /// The DaemonSet page's view of `namespace/name`: its rollout node by node.
     pub fn daemonset(key: &str) -> Self {
-        Feed::Live(format!("/api/live?ds={}", encode(key)))
+        Feed(format!("/api/view{}", links::daemonset(key)))
+    }
+
+    /// The same feed, starting from the view the page holds at `version` (rendered by the
+    /// server): the server then sends the difference from it, not the view again.
+    pub fn since(self, version: u64) -> Self {
+        let join = if self.0.contains('?') { '&' } else { '?' };
+        Feed(format!("{}{join}since={version}", self.0))
     }
 
     /// Where the feed is served.
     pub fn url(&self) -> &str {
-        match self {
-            Feed::View(url) | Feed::Live(url) => url,
+        &self.0
+    }
+}
+
+/// A page's view as the browser holds it, shared with the feed's callback. A page that must
+/// read the view again (a patch did not fit) puts the fresh one here.
+pub struct HeldView<V>(Arc<Mutex<Option<V>>>);
+
+impl<V> Clone for HeldView<V> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<V> HeldView<V> {
+    /// Replaces the view held (after reading it again).
+    pub fn replace(&self, view: V) {
+        if let Ok(mut held) = self.0.lock() {
+            *held = Some(view);
         }
     }
 }
 
-/// Percent-encodes a query value (node names and DaemonSet keys are DNS names plus `/`, but
-/// the feed must not trust that).
-fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// The live matrix and its subscribers, provided as context by `App`.
+/// The page-wide live signals and the page's view callback, provided as context by `App`.
 #[derive(Clone)]
 pub struct LiveHub {
-    state: Arc<Mutex<LiveState>>,
-    subscribers: Arc<Mutex<Vec<(u64, Subscriber)>>>,
     view_sink: Arc<Mutex<Option<(u64, ViewSink)>>>,
     next_id: Arc<AtomicU64>,
     /// Connection state of the feed.
     pub conn: RwSignal<ConnState>,
-    /// Resource health from the feed; `None` until the first snapshot.
+    /// Resource health from the feed; `None` until the first message.
     pub health: RwSignal<Option<Vec<ResourceHealth>>>,
-    /// Cells per state over the whole matrix; `None` until the first snapshot.
+    /// Cells per state over the whole matrix (the matrix page's legend); `None` until then.
     pub counts: RwSignal<Option<StateCounts>>,
-    /// Last applied version (0 before the first snapshot); tests and the footer read it.
+    /// Last applied version (0 before the first message); tests and the footer read it.
     pub version: RwSignal<u64>,
-    /// Cluster and context from the last snapshot (headers of pages without their own).
+    /// Cluster and context from the feed (headers of pages without their own).
     pub cluster: RwSignal<Option<String>>,
 }
 
@@ -111,8 +107,6 @@ impl LiveHub {
     /// A hub with no data, not connected.
     pub fn new() -> Self {
         Self {
-            state: Arc::new(Mutex::new(LiveState::default())),
-            subscribers: Arc::new(Mutex::new(Vec::new())),
             view_sink: Arc::new(Mutex::new(None)),
             next_id: Arc::new(AtomicU64::new(1)),
             conn: RwSignal::new(ConnState::Idle),
@@ -120,22 +114,6 @@ impl LiveHub {
             counts: RwSignal::new(None),
             version: RwSignal::new(0),
             cluster: RwSignal::new(None),
-        }
-    }
-
-    /// Registers a page's callback; pair with [`LiveHub::unsubscribe`] in `on_cleanup`.
-    pub fn subscribe(&self, subscriber: Subscriber) -> u64 {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut subs) = self.subscribers.lock() {
-            subs.push((id, subscriber));
-        }
-        id
-    }
-
-    /// Removes a callback registered with [`LiveHub::subscribe`].
-    pub fn unsubscribe(&self, id: u64) {
-        if let Ok(mut subs) = self.subscribers.lock() {
-            subs.retain(|(i, _)| *i != id);
         }
     }
 
@@ -148,8 +126,8 @@ impl LiveHub {
         let _ = feed;
     }
 
-    /// Registers the matrix page's window callback (one at a time: the page on screen);
-    /// pair with [`LiveHub::clear_view_sink`] in `on_cleanup`.
+    /// Registers the page's view callback (one at a time: the page on screen); pair with
+    /// [`LiveHub::clear_view_sink`] in `on_cleanup`.
     pub fn set_view_sink(&self, sink: ViewSink) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut slot) = self.view_sink.lock() {
@@ -167,66 +145,74 @@ impl LiveHub {
         }
     }
 
-    /// Applies one message of `/api/view`: the page-wide signals (health, cluster, version,
-    /// counts), then the page's window callback.
-    pub fn apply_view(&self, message: ViewMessage) {
-        match &message {
-            ViewMessage::Window(w) => {
-                self.cluster.set(Some(w.cluster.clone()));
-                self.health.set(Some(w.health.clone()));
-                self.counts.set(Some(w.state_counts));
-            }
-            ViewMessage::Patch(p) => {
-                if let Some(health) = &p.health {
-                    self.health.set(Some(health.clone()));
-                }
-                if let Some(figures) = &p.figures {
-                    self.counts.set(Some(figures.state_counts));
-                }
-            }
-        }
-        self.version.set(message.version());
+    /// Hands one message of the feed (its text) to the page's callback.
+    pub fn apply_view(&self, text: &str) -> Result<(), String> {
         let sink = self.view_sink.lock().ok().and_then(|s| s.clone());
-        if let Some((_, sink)) = sink {
-            sink(message);
+        match sink {
+            Some((_, sink)) => sink(text),
+            None => Ok(()),
         }
     }
 
-    /// Applies one message from the feed and notifies the subscribers.
-    pub fn apply(&self, message: LiveMessage) -> Result<(), ApplyError> {
-        let Ok(mut state) = self.state.lock() else {
-            return Ok(());
-        };
-        let outcome = state.apply(message);
-        let changes = match &outcome {
-            Ok(changes) => changes.clone(),
-            // A bad delta in a batch still applied the good ones: let pages recut.
-            Err(ApplyError::RowShape { .. }) => vec![Change::Structure],
-            Err(ApplyError::NoSnapshot(_)) => Vec::new(),
-        };
-        if changes.is_empty() {
-            return outcome.map(|_| ());
-        }
-        if changes.contains(&Change::Reset) {
-            self.cluster
-                .set(state.snapshot().map(|s| s.cluster.clone()));
-        }
-        if changes
-            .iter()
-            .any(|c| matches!(c, Change::Reset | Change::Health))
+    /// Follows `feed` for a page showing `initial`: each message is applied to the view held,
+    /// the header's signals follow it, then `show` gets the view and the message. A message
+    /// that does not fit goes to `mismatch` (the page reads its view again into the returned
+    /// [`HeldView`]). The callback goes with the page (`on_cleanup`).
+    pub fn follow_view<V>(
+        &self,
+        feed: Feed,
+        initial: Option<V>,
+        show: impl Fn(&V, &V::Message) + Send + Sync + 'static,
+        mismatch: impl Fn(&V::Error) + Send + Sync + 'static,
+    ) -> HeldView<V>
+    where
+        V: PageView + Send + 'static,
+    {
+        let held = HeldView(Arc::new(Mutex::new(initial)));
+        let view = held.clone();
+        let hub = self.clone();
+        let sink: ViewSink = Arc::new(move |text: &str| {
+            let message: V::Message = serde_json::from_str(text)
+                .map_err(|e| format!("the message does not fit this page's view: {e}"))?;
+            let Ok(mut held) = view.0.lock() else {
+                return Ok(());
+            };
+            match V::apply(&mut held, message.clone()) {
+                Ok(()) => {
+                    if let Some(v) = held.as_ref() {
+                        hub.show_header(v);
+                        show(v, &message);
+                    }
+                    Ok(())
+                }
+                Err(err) => {
+                    mismatch(&err);
+                    Err(err.to_string())
+                }
+            }
+        });
+        let id = self.set_view_sink(sink);
+        self.follow(feed);
+        let hub = self.clone();
+        on_cleanup(move || hub.clear_view_sink(id));
+        held
+    }
+
+    /// The header's signals from a page's view, set only when they changed.
+    fn show_header<V: PageView>(&self, view: &V) {
+        if self
+            .cluster
+            .with_untracked(|c| c.as_deref() != Some(view.cluster()))
         {
-            self.health.set(state.snapshot().map(|s| s.health.clone()));
+            self.cluster.set(Some(view.cluster().to_string()));
         }
-        self.counts.set(Some(state.counts()));
-        self.version.set(state.version());
-        let subs: Vec<Subscriber> = match self.subscribers.lock() {
-            Ok(subs) => subs.iter().map(|(_, s)| s.clone()).collect(),
-            Err(_) => Vec::new(),
-        };
-        for sub in subs {
-            sub(&state, &changes);
+        if self
+            .health
+            .with_untracked(|h| h.as_deref() != Some(view.health()))
+        {
+            self.health.set(Some(view.health().to_vec()));
         }
-        outcome.map(|_| ())
+        self.version.set(view.version());
     }
 }
 
@@ -241,26 +227,24 @@ pub fn use_live_hub() -> LiveHub {
     use_context::<LiveHub>().unwrap_or_default()
 }
 
-/// Renders unix seconds as `HH:MM:SS` UTC (the stale banner's clock).
-pub fn format_utc_time(unix_seconds: i64) -> String {
-    let s = unix_seconds.rem_euclid(86_400);
-    format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn utc_clock_formats_hours_minutes_seconds() {
-        let cases = [
-            (0, "00:00:00"),
-            (1_764_686_096, "14:34:56"),
-            (86_399, "23:59:59"),
-            (-1, "23:59:59"),
-        ];
-        for (t, want) in cases {
-            assert_eq!(format_utc_time(t), want, "{t}");
-        }
+    fn each_page_follows_its_own_view_from_the_version_it_holds() {
+        assert_eq!(
+            Feed::view("?problems=0").since(7).url(),
+            "/api/view?problems=0&since=7"
+        );
+        assert_eq!(Feed::view("").url(), "/api/view?");
+        assert_eq!(
+            Feed::node("worker 2").since(3).url(),
+            "/api/view/node/worker%202?since=3"
+        );
+        assert_eq!(
+            Feed::daemonset("kube-system/log").url(),
+            "/api/view/ds/kube-system/log"
+        );
     }
 }

@@ -4,11 +4,12 @@
 //! Each has a fixed endpoint (`/api/<name>`), not the default hashed one: the default hash
 //! includes the build directory, so a WASM bundle built elsewhere would 404 on every call.
 //!
-//! Why thin: every rule lives in `domain` and every cluster read in `cluster::Live`; these
-//! only find the state `web` provides ([`context::ServerContext`]) and turn lookups into a
-//! [`DashboardError`] the page can tell apart. They compile for the browser as calls and on
-//! the server as bodies. Layer: imports `domain` (and `cluster` on the server); never `web`,
-//! `app`, `pages` or `components`.
+//! Why thin: every rule lives in `domain`, every cluster read in `cluster::Live` and every cut
+//! of a page's view in `windows`; these only find the state `web` provides
+//! ([`context::ServerContext`]) and turn lookups into a [`DashboardError`] the page can tell
+//! apart. They compile for the browser as calls and on the server as bodies. Layer: imports
+//! `views` and `domain` (and `cluster`, `windows` on the server); never `web`, `app`, `pages`
+//! or `components`.
 
 pub mod codec;
 #[cfg(feature = "ssr")]
@@ -17,8 +18,6 @@ pub mod error;
 pub mod events;
 pub mod history;
 pub mod pod;
-#[cfg(feature = "ssr")]
-pub mod views;
 pub mod whatif;
 
 pub use error::{DashboardError, ObjectKind};
@@ -28,6 +27,7 @@ pub use pod::get_pod;
 pub use whatif::get_whatif_facts;
 
 use crate::domain::view::{CellExplanation, DaemonSetDetail};
+use crate::views::daemonset::DaemonSetWindow;
 use crate::views::matrix::window::MatrixWindow;
 use crate::views::node::NodeDetail;
 use codec::JsonText;
@@ -35,7 +35,7 @@ use leptos::prelude::*;
 
 /// A DaemonSet key must be `namespace/name`; anything else is a malformed request.
 #[cfg(feature = "ssr")]
-fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
+pub(crate) fn check_daemonset_key(key: &str) -> Result<(), DashboardError> {
     match key.split_once('/') {
         Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => Ok(()),
         _ => Err(DashboardError::BadRequest {
@@ -57,24 +57,28 @@ pub async fn get_matrix_window(query: String) -> Result<MatrixWindow, DashboardE
             ),
         });
     }
-    let (live, views) = context::views()?;
-    let parsed = views::parse_query_string(&query);
-    Ok(views.window(&live, &parsed.query))
+    let cut = crate::windows::query::MatrixCut::parse(&query).cut;
+    Ok(context::windows()?.matrix(&cut))
 }
 
 /// One node's row of the matrix with its columns' keys (the node page); `None` when the
 /// matrix has no such node. The page never downloads the whole matrix for it.
 #[server(endpoint = "node_detail", output = JsonText)]
 pub async fn get_node_detail(name: String) -> Result<Option<NodeDetail>, DashboardError> {
-    let (_, views) = context::views()?;
-    Ok(views
-        .with_snapshot(|snapshot| crate::views::node::node_detail(snapshot, &name))
-        .flatten())
+    Ok(context::windows()?.node(&name))
 }
 
 /// Longest matrix query string read (a selector of 1,024 characters, percent-encoded, plus
 /// the other filters).
 pub const MAX_QUERY_STRING: usize = 16 * 1024;
+
+/// The DaemonSet page's view (`namespace/name`): its rollout on the nodes worth a row, cut on
+/// the server; `/api/view/ds/…` keeps it current.
+#[server(endpoint = "daemonset_window", output = JsonText)]
+pub async fn get_daemonset_window(daemonset: String) -> Result<DaemonSetWindow, DashboardError> {
+    check_daemonset_key(&daemonset)?;
+    Ok(context::windows()?.daemonset(&daemonset)?)
+}
 
 /// Why one cell (node × `namespace/name`) is what it is.
 #[server(endpoint = "explain_cell", output = JsonText)]

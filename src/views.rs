@@ -1,12 +1,12 @@
-//! What a page shows, cut from the live matrix: pure code that the server and the browser
-//! both run.
+//! What each page shows and how it travels: its view, the cut that makes it, the diff the
+//! server sends and the apply the browser runs. Pure code.
 //!
-//! Why a layer of its own: the server cuts each browser's window (`/api/view`, the server
-//! functions, the server-side render) with the very code the pages use to describe it, so
-//! the two never disagree. Layer: imports `domain` only; `server_fns`, `web`, `live_client`
-//! and `pages` import it.
+//! Why a layer of its own: the server (`windows`) cuts and diffs each browser's view with the
+//! very types and code the pages apply, so the two never disagree. Layer: imports `domain`
+//! only; `windows`, `server_fns`, `web`, `live_client` and `pages` import it.
 
-pub mod live_state;
+pub mod daemonset;
 pub mod matrix;
 pub mod node;
-pub mod scope;
+pub mod page;
+pub mod rows;

@@ -19,7 +19,7 @@ use crate::cluster::connect::{self, Connection};
 use crate::cluster::state::ClusterState;
 use crate::cluster::{watch, ConnectError, Live, Reader};
 use crate::server_fns::context::ServerContext;
-use crate::server_fns::views::MatrixCache;
+use crate::windows::Windows;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
@@ -75,8 +75,8 @@ pub struct AppState {
     pub live: Arc<Live>,
     /// On-demand single-object reads; None when the state has no API server behind it.
     pub reader: Option<Reader>,
-    /// The matrix every browser's window is cut from (`/api/view`, the matrix page).
-    pub views: Arc<MatrixCache>,
+    /// Every page's view, cut from one read model (`/api/view`, the server functions).
+    pub windows: Arc<Windows>,
     /// Where the browser's files come from.
     pub site: site::Site,
 }
@@ -106,7 +106,7 @@ impl AppState {
             .build();
         Self {
             leptos_options,
-            views: MatrixCache::start(&live),
+            windows: Windows::start(&live),
             live,
             reader: None,
             site,
@@ -130,7 +130,7 @@ pub fn router(state: AppState) -> Router {
     let context = ServerContext::new(
         state.live.clone(),
         state.reader.clone(),
-        state.views.clone(),
+        state.windows.clone(),
     );
     let fallback_context = context.clone();
     let router = Router::new()
@@ -139,6 +139,8 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(probes::metrics))
         .route("/api/live", get(live::live_feed))
         .route("/api/view", get(view::view_feed))
+        .route("/api/view/node/{name}", get(view::node_view))
+        .route("/api/view/ds/{namespace}/{name}", get(view::daemonset_view))
         .leptos_routes_with_context(
             &state,
             routes,

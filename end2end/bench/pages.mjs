@@ -1,7 +1,7 @@
 // Page benchmark (issue 13 item 3): what a browser pays for the matrix of a large cluster.
 //
 //   node end2end/bench/pages.mjs [--generate nodes=5000,daemonsets=30,seed=1] [--runs 40]
-//        [--bin target/release/daemonscope]
+//        [--bin target/release/daemonscope] [--paths "/,/node/{node},/ds/{ds}"]
 //
 // Starts `daemonscope serve --demo --generate SPEC` on a free port and waits for /readyz, then:
 // - SSR: --runs sequential GETs of `/` and `/?problems=1` (after 3 warm-ups), gzip asked as a
@@ -12,6 +12,8 @@
 //   the wire (CDP Network.dataReceived, SSE included) until then, and the bytes the live feed
 //   sends in the following 10 s (patches of the window while the cluster changes), split by
 //   URL so the matrix is seen never to be downloaded whole.
+// --paths picks the pages (comma-separated); `{node}` stands for the first node by name and `{ds}`
+// for the first DaemonSet by key, read from the server's own window once it has converged.
 // Build first: `make release` (release WASM in target/site, release server).
 import { chromium } from "@playwright/test";
 import * as http from "node:http";
@@ -21,7 +23,7 @@ import { ROOT, arg, quantile, sleep, startDashboard } from "./common.mjs";
 const SPEC = arg("generate", "nodes=5000,daemonsets=30,seed=1");
 const RUNS = Number(arg("runs", "40"));
 const BIN = path.resolve(ROOT, arg("bin", "target/release/daemonscope"));
-const PATHS = ["/", "/?problems=1"];
+const PATH_ARG = arg("paths", "/,/?problems=1");
 
 const ms = (x) => `${x.toFixed(0)} ms`;
 const kb = (x) => `${(x / 1024).toFixed(0)} KiB`;
@@ -50,6 +52,25 @@ while (!settled && Date.now() - started < 600_000) {
 }
 console.log(
   `${settled ? "converged" : "NOT converged within 10 min"}: ${seen} ready daemon pods, ${missing} missing, after ${ms(Date.now() - started)}`,
+);
+
+// The first node and DaemonSet of the matrix, for `{node}` and `{ds}` in --paths.
+const firstWindow = async () => {
+  const res = await fetch(`${base}/api/view?problems=0&group=none`);
+  const reader = res.body.getReader();
+  let text = "";
+  while (!text.includes("\n\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  await reader.cancel();
+  const data = text.split("\n").find((l) => l.startsWith("data:"));
+  return JSON.parse(data.slice(5)).Window;
+};
+const first = PATH_ARG.includes("{") ? await firstWindow() : null;
+const PATHS = PATH_ARG.split(",").map((p) =>
+  p.replace("{node}", first?.rows[0]?.name ?? "").replace("{ds}", first?.daemonsets[0]?.key ?? ""),
 );
 
 for (const p of PATHS) {

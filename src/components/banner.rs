@@ -6,7 +6,8 @@
 
 use crate::components::theme::ThemeToggle;
 use crate::domain::view::ResourceHealth;
-use crate::live_client::{format_utc_time, ConnState};
+use crate::live_client::ConnState;
+use crate::text::format_utc_time;
 use leptos::prelude::*;
 
 /// One line of the banner.

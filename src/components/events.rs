@@ -6,8 +6,8 @@
 //! are rendered as text nodes only.
 
 use crate::domain::view::{EventRow, EventType};
-use crate::live_client::format_utc_time;
 use crate::server_fns::DashboardError;
+use crate::text::format_utc_time;
 use leptos::either::EitherOf3;
 use leptos::prelude::*;
 

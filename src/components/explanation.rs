@@ -5,10 +5,11 @@
 //! volume contents (docs/architecture.md#read-only: no secrets), and `PodSummary` carries none.
 
 use super::fixes::FixPlanView;
-use super::pod::pod_href;
 use super::state_look::{state_name, state_phrase, state_symbol};
 use crate::domain::scheduling::{Reason, Rule};
 use crate::domain::view::{CellExplanation, PodSummary};
+use crate::links;
+use crate::text::format_age;
 use leptos::either::{Either, EitherOf4};
 use leptos::prelude::*;
 
@@ -39,17 +40,6 @@ pub fn rule_name(rule: Rule) -> &'static str {
         Rule::Unschedulable => "cordon (unschedulable)",
         Rule::NodeReady => "node readiness",
         Rule::TolerationOperator => "toleration operator",
-    }
-}
-
-/// "3m 20s"-style ages for the pod table.
-pub fn format_age(seconds: i64) -> String {
-    let s = seconds.max(0);
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m {}s", s / 60, s % 60),
-        3600..=86_399 => format!("{}h {}m", s / 3600, (s / 60) % 60),
-        _ => format!("{}d {}h", s / 86_400, (s / 3600) % 24),
     }
 }
 
@@ -88,7 +78,7 @@ fn pod_row(daemonset: &str, p: PodSummary) -> impl IntoView {
         (None, false) => p.phase.to_string(),
     };
     let name = p.name.clone();
-    let href = pod_href(daemonset, &p.name);
+    let href = links::daemon_pod(daemonset, &p.name);
     view! {
         <tr data-pod=name>
             <td><a class="pod-link" href=href><code>{p.name}</code></a></td>
@@ -131,9 +121,9 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
             <h2>
                 <span class="cell" data-state=state_name(state) aria-hidden="true">{state_symbol(state)}</span>
                 " "
-                <a href=format!("/ds/{}", e.daemonset)>{e.daemonset.clone()}</a>
+                <a href=links::daemonset(&e.daemonset)>{e.daemonset.clone()}</a>
                 " on "
-                <a href=format!("/node/{}", e.node)>{e.node.clone()}</a>
+                <a href=links::node(&e.node)>{e.node.clone()}</a>
             </h2>
             <p class="state-line">{state_name(state)}": "{state_phrase(state)}</p>
             <p class="summary">{e.summary}</p>
@@ -191,21 +181,6 @@ pub fn ExplanationPanel(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ages_read_like_kubectl() {
-        let cases = [
-            (0, "0s"),
-            (59, "59s"),
-            (200, "3m 20s"),
-            (7_260, "2h 1m"),
-            (90_000, "1d 1h"),
-            (-5, "0s"),
-        ];
-        for (s, want) in cases {
-            assert_eq!(format_age(s), want);
-        }
-    }
 
     #[test]
     fn every_rule_has_a_manifest_name() {

@@ -1,21 +1,14 @@
-//! The pod page's parts: the link every pod name carries, its facts, its containers and its
-//! conditions.
+//! The pod page's parts: its facts, its containers and its conditions.
 //!
 //! Presentational: the page reads the pod (`server_fns::get_pod`) and hands a `PodDetail` in.
 //! Every string is cluster text rendered as a text node. There is nothing here for env values,
 //! command lines or volumes: `PodDetail` has no field for them.
 
-use super::explanation::format_age;
 use crate::domain::view::{ContainerDetail, ContainerState, PodCondition, PodDetail};
+use crate::links;
+use crate::text::format_age;
 use leptos::either::Either;
 use leptos::prelude::*;
-
-/// The pod page of a daemon pod; a daemon pod lives in its DaemonSet's namespace, so a
-/// DaemonSet key (`namespace/name`) and the pod's name are enough.
-pub fn pod_href(daemonset: &str, pod: &str) -> String {
-    let namespace = daemonset.split_once('/').map_or(daemonset, |(ns, _)| ns);
-    format!("/pod/{namespace}/{pod}")
-}
 
 /// `3m 20s ago` for a time `read_at - at` before the read, `—` when unknown.
 fn ago(read_at: i64, at: Option<i64>) -> String {
@@ -53,11 +46,11 @@ pub fn PodFacts(pod: PodDetail) -> impl IntoView {
     };
     let node = pod.node.clone().map_or_else(
         || Either::Left(view! { <span class="muted">"not placed"</span> }),
-        |n| Either::Right(view! { <a href=format!("/node/{n}")>{n.clone()}</a> }),
+        |n| Either::Right(view! { <a href=links::node(&n)>{n.clone()}</a> }),
     );
     let owner = pod.owner.clone().map_or_else(
         || Either::Left(view! { <span class="muted">"none (not a daemon pod)"</span> }),
-        |o| Either::Right(view! { <a href=format!("/ds/{o}")>{o.clone()}</a> }),
+        |o| Either::Right(view! { <a href=links::daemonset(&o)>{o.clone()}</a> }),
     );
     let hash = if pod.revision_hash.is_empty() {
         "—".to_string()
@@ -215,14 +208,6 @@ pub fn PodConditions(conditions: Vec<PodCondition>, read_at: i64) -> impl IntoVi
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_daemon_pods_link_takes_its_daemonsets_namespace() {
-        assert_eq!(
-            pod_href("kube-system/log-collector", "log-collector-abc"),
-            "/pod/kube-system/log-collector-abc"
-        );
-    }
 
     #[test]
     fn times_read_as_ages_before_the_read() {

@@ -6,9 +6,10 @@
 //! and a pod listing by label. Presentational: the page's resource comes as a prop; every
 //! string from the cluster is rendered as text.
 
-use crate::components::explanation::format_age;
 use crate::domain::view::{RevisionHistory, RevisionRow};
+use crate::links;
 use crate::server_fns::DashboardError;
+use crate::text::format_age;
 use leptos::either::EitherOf3;
 use leptos::prelude::*;
 
@@ -103,7 +104,7 @@ fn RevisionLine(row: RevisionRow) -> impl IntoView {
                         .map(|n| {
                             view! {
                                 <li>
-                                    <a class="node-name" href=format!("/node/{n}") data-node=n.clone()>{n.clone()}</a>
+                                    <a class="node-name" href=links::node(&n) data-node=n.clone()>{n.clone()}</a>
                                 </li>
                             }
                         })

@@ -6,10 +6,11 @@
 //! they update live with no request; the words come from the domain (`RolloutPace::badge`,
 //! `StallCause::summary` / `unblock`) so the badge's title and the panel say the same.
 
-use crate::components::explanation::format_age;
 use crate::domain::rollout::StallCause;
 use crate::domain::view::{DaemonSetColumn, RolloutPace};
-use crate::live_client::format_utc_time;
+use crate::links;
+use crate::text::format_age;
+use crate::text::format_utc_time;
 use leptos::either::Either;
 use leptos::prelude::*;
 
@@ -68,7 +69,7 @@ pub fn PaceBadge(#[prop(into)] column: Signal<DaemonSetColumn>) -> impl IntoView
 }
 
 fn node_link(node: &str) -> impl IntoView {
-    view! { <a class="node-name" href=format!("/node/{node}")>{node.to_string()}</a> }
+    view! { <a class="node-name" href=links::node(node)>{node.to_string()}</a> }
 }
 
 /// One cause: what blocks, with links to the nodes and pods it names, and what unblocks it.
@@ -84,7 +85,7 @@ fn cause_view(cause: &StallCause, namespace: &str, name: &str) -> impl IntoView 
             .map(|p| {
                 Either::Right(view! {
                     <li>
-                        <a class="pod-link" href=format!("/pod/{}/{}", p.namespace, p.pod)>
+                        <a class="pod-link" href=links::pod(&p.namespace, &p.pod)>
                             <code>{p.pod.clone()}</code>
                         </a>
                         " on "
@@ -169,7 +170,7 @@ pub fn PacePanel(
                     <tr data-in-flight=p.pod.clone()>
                         <td>{node_link(&p.node)}</td>
                         <td>
-                            <a class="pod-link" href=format!("/pod/{}/{}", p.namespace, p.pod)>
+                            <a class="pod-link" href=links::pod(&p.namespace, &p.pod)>
                                 <code>{p.pod.clone()}</code>
                             </a>
                         </td>

@@ -1,5 +1,5 @@
-//! The EventSource connection to the feed the page on screen follows (browser only): its
-//! window (`/api/view`) or its part of the matrix (`/api/live?node=` / `?ds=`).
+//! The EventSource connection to the view the page on screen follows (browser only):
+//! `/api/view?<matrix query>`, `/api/view/node/…` or `/api/view/ds/…`.
 //!
 //! Why hand-rolled on web-sys: EventSource already resumes with `Last-Event-ID` after a
 //! network error; this module adds what it lacks: one connection per page load that moves
@@ -7,8 +7,6 @@
 //! CLOSED), and the "stale since" clock for the banner.
 
 use super::{ConnState, Feed, LiveHub};
-use crate::domain::view::LiveMessage;
-use crate::views::matrix::patch::ViewMessage;
 use leptos::prelude::{GetUntracked, Set};
 use std::cell::RefCell;
 use std::time::Duration;
@@ -65,21 +63,11 @@ fn connect(hub: LiveHub, feed: Feed, attempt: u32) {
     }
 
     let h = hub.clone();
-    let is_view = matches!(feed, Feed::View(_));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let Some(text) = ev.data().as_string() else {
             return;
         };
-        let applied = if is_view {
-            serde_json::from_str::<ViewMessage>(&text)
-                .map_err(|e| format!("message is not a ViewMessage: {e}"))
-                .map(|msg| h.apply_view(msg))
-        } else {
-            serde_json::from_str::<LiveMessage>(&text)
-                .map_err(|e| format!("message is not a LiveMessage: {e}"))
-                .and_then(|msg| h.apply(msg).map_err(|e| e.to_string()))
-        };
-        match applied {
+        match h.apply_view(&text) {
             Ok(()) => {
                 if h.conn.get_untracked() != ConnState::Live {
                     h.conn.set(ConnState::Live);

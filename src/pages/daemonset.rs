@@ -1,10 +1,10 @@
 //! The DaemonSet page (`/ds/:namespace/:name`): its rollout node by node, the budget gauge
 //! and the verdict `kubectl rollout status` would print, kept live.
 //!
-//! Data: `get_daemonset` (column summary, revision, and per node the state, shouldRun and
-//! pods), server-rendered; then cell states and the summary follow the live hub, and the
-//! per-node pods (and the recent events) are re-read in the background when this DaemonSet
-//! changes.
+//! Data: `get_daemonset_window` (column summary, revision, and per node worth a row the state,
+//! shouldRun and pods), cut on the server and server-rendered; then `/api/view/ds/…` patches
+//! it (the server cuts it again on every change and sends the rows that changed), and the
+//! recent events and revision history are re-read when it moved.
 
 mod rows;
 mod view;
@@ -12,7 +12,7 @@ mod view;
 use super::failed::DaemonSetFailed;
 use super::whatif::{use_whatif, WhatIfTarget};
 use crate::live_client::use_live_hub;
-use crate::server_fns::get_daemonset;
+use crate::server_fns::get_daemonset_window;
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -32,7 +32,7 @@ pub fn DaemonSetPage() -> impl IntoView {
             )
         })
     });
-    let detail = Resource::new(move || key.get(), get_daemonset);
+    let detail = Resource::new(move || key.get(), get_daemonset_window);
     let whatif = use_whatif(Signal::derive(move || WhatIfTarget::DaemonSet(key.get())));
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading the DaemonSet…"</p> }>
@@ -41,7 +41,7 @@ pub fn DaemonSetPage() -> impl IntoView {
                 Suspend::new(async move {
                     let k = key.get_untracked();
                     match detail.await {
-                        Ok(d) => Either::Left(view! { <DaemonSetView detail=d key=k hub=hub whatif=whatif/> }),
+                        Ok(w) => Either::Left(view! { <DaemonSetView window=w key=k hub=hub whatif=whatif/> }),
                         Err(e) => Either::Right(view! { <DaemonSetFailed key=k error=e hub=hub/> }),
                     }
                 })

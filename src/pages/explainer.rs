@@ -5,7 +5,6 @@
 //! all must ignore a slow answer once a newer click has won.
 
 use crate::components::explanation::PanelState;
-use crate::live_client::state::{Change, LiveState};
 use crate::server_fns::explain_cell;
 use crate::views::matrix::patch::ViewMessage;
 use leptos::prelude::*;
@@ -78,20 +77,13 @@ impl Explainer {
         })
     }
 
-    /// Re-asks the server when a live message touched the selected cell.
-    pub fn refresh_if_touched(&self, state: &LiveState, changes: &[Change]) {
+    /// Re-asks the server when a live message touched the selected cell, as
+    /// `touched(node, daemonset)` says (the node and DaemonSet pages).
+    pub fn refresh_if(&self, touched: impl Fn(&str, &str) -> bool) {
         let Some((node, ds)) = self.selected.try_get_untracked().flatten() else {
             return;
         };
-        let touched = changes.iter().any(|c| match c {
-            Change::Cell {
-                node: n, column, ..
-            } => n == &node && state.column_of(&ds) == Some(*column),
-            Change::Row { node: n } => n == &node,
-            Change::Reset | Change::Structure => true,
-            Change::Column { .. } | Change::Health => false,
-        });
-        if touched {
+        if touched(&node, &ds) {
             self.fetch(node, ds, false);
         }
     }

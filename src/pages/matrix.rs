@@ -18,7 +18,7 @@ use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::explanation::ExplanationPanel;
 use crate::components::legend::Legend;
 use crate::components::rollout_gauge::RolloutGauge;
-use crate::live_client::{use_live_hub, Feed, LiveHub};
+use crate::live_client::{use_live_hub, Feed, HeldView, LiveHub};
 use crate::server_fns::{get_matrix_window, DashboardError};
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -26,7 +26,6 @@ use leptos_router::hooks::use_query_map;
 use model::MatrixModel;
 use patch::ViewMessage;
 use query::{parse_query, MatrixQuery};
-use std::sync::Arc;
 use table::MatrixTable;
 use toolbar::{Glance, Notes, Pager, Toolbar};
 use window::MatrixWindow;
@@ -105,31 +104,31 @@ fn MatrixView(
     let group_keys = window.group_keys.clone();
     let group_by = window.group_by.clone();
     let wanted = query_string(&query);
-    let held = StoredValue::new(Some(window.clone()));
-    let sink_query = wanted.clone();
-    let sink_id = hub.set_view_sink(Arc::new(move |message: ViewMessage| {
-        explainer.refresh_if_in_view(&message);
-        let outcome =
-            held.try_update_value(|held| patch::apply(held, message).map(|()| held.clone()));
-        match outcome {
-            Some(Ok(Some(w))) => model.reconcile(&w),
-            Some(Ok(None)) | None => {}
-            Some(Err(err)) => {
-                // The window no longer lines up with the server's: ask for it whole.
-                leptos::logging::warn!("matrix view: {err}; reloading the window");
-                let q = sink_query.clone();
-                leptos::task::spawn_local(async move {
-                    if let Ok(w) = get_matrix_window(q).await {
-                        held.try_set_value(Some(w.clone()));
-                        model.reconcile(&w);
+    let reload: StoredValue<Option<HeldView<MatrixWindow>>> = StoredValue::new(None);
+    let shown_hub = hub.clone();
+    let held = hub.follow_view(
+        Feed::view(&wanted).since(window.version),
+        Some(window.clone()),
+        move |w: &MatrixWindow, message: &ViewMessage| {
+            explainer.refresh_if_in_view(message);
+            shown_hub.counts.set(Some(w.state_counts));
+            model.reconcile(w);
+        },
+        move |err: &patch::PatchError| {
+            // The window no longer lines up with the server's: ask for it whole.
+            leptos::logging::warn!("matrix view: {err}; reloading the window");
+            let q = wanted.clone();
+            leptos::task::spawn_local(async move {
+                if let Ok(w) = get_matrix_window(q).await {
+                    if let Some(held) = reload.try_get_value().flatten() {
+                        held.replace(w.clone());
                     }
-                });
-            }
-        }
-    }));
-    hub.follow(Feed::view(&wanted));
-    let hub_cleanup = hub.clone();
-    on_cleanup(move || hub_cleanup.clear_view_sink(sink_id));
+                    model.reconcile(&w);
+                }
+            });
+        },
+    );
+    reload.set_value(Some(held));
 
     let health = Signal::derive({
         let hub = hub.clone();
@@ -240,7 +239,7 @@ fn RolloutTable(model: MatrixModel) -> impl IntoView {
                                 let n = move |f: fn(&crate::domain::view::DaemonSetColumn) -> i64| move || f(&col.get());
                                 view! {
                                     <tr data-ds-summary=c.key.clone()>
-                                        <th scope="row"><a href=format!("/ds/{}", c.key)>{c.key.clone()}</a></th>
+                                        <th scope="row"><a href=crate::links::daemonset(&c.key)>{c.key.clone()}</a></th>
                                         <td class="num">{n(|d| d.desired)}</td>
                                         <td class="num">{n(|d| d.ready)}</td>
                                         <td class="num">{n(|d| d.updated)}</td>

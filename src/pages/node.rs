@@ -13,7 +13,6 @@ use crate::components::node_labels::NodeLabels;
 use crate::components::state_look::state_label;
 use crate::domain::coverage::CellState;
 use crate::domain::view::EventScope;
-use crate::live_client::state::Change;
 use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::{
     get_node_detail, get_node_labels, get_node_rules, DashboardError, ObjectKind,
@@ -21,9 +20,9 @@ use crate::server_fns::{
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
-use std::sync::Arc;
 
 pub use crate::views::node::{node_detail, NodeDetail};
+use crate::views::node::{NodeMessage, NodeShapeError};
 
 /// The node's row from the server (never the whole matrix); `NotFound` when the matrix has
 /// no such node.
@@ -98,25 +97,28 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
     let events_tick = RwSignal::new(0u64);
     let rules_tick = RwSignal::new(0u64);
 
-    hub.follow(Feed::node(&name));
+    // Live updates: the server cuts this node's view again when the cluster changes and
+    // sends its row again only when it changed (`/api/view/node/…`).
     let sub_name = name.clone();
-    let sub_id = hub.subscribe(Arc::new(move |state, changes| {
-        let Some(snap) = state.snapshot() else {
-            return;
-        };
-        let touches_me = changes.iter().any(|c| match c {
-            Change::Reset | Change::Structure => true,
-            Change::Cell { node, .. } | Change::Row { node } => node == &sub_name,
-            Change::Column { .. } | Change::Health => false,
-        });
-        let template_changed = changes.iter().any(|c| matches!(c, Change::Column { .. }));
-        if touches_me || template_changed {
-            rules_tick.update(|t| *t += 1);
-        }
-        if touches_me {
-            events_tick.update(|t| *t += 1);
-            if let Some(d) = node_detail(snap, &sub_name) {
-                info.set(d.row.clone());
+    hub.follow_view(
+        Feed::node(&name).since(detail.version),
+        Some(detail.clone()),
+        move |d: &NodeDetail, message: &NodeMessage| {
+            let (row_moved, columns_moved) = match message {
+                NodeMessage::Window(_) => (true, true),
+                NodeMessage::Patch(p) => (
+                    p.row.is_some() || p.daemonsets.is_some(),
+                    p.columns_at.is_some(),
+                ),
+            };
+            if row_moved || columns_moved {
+                rules_tick.update(|t| *t += 1);
+            }
+            if row_moved {
+                events_tick.update(|t| *t += 1);
+                if info.with_untracked(|r| *r != d.row) {
+                    info.set(d.row.clone());
+                }
                 let same = cells.with_untracked(|cs| {
                     cs.len() == d.daemonsets.len()
                         && cs.iter().zip(&d.daemonsets).all(|(c, k)| &c.0 == k)
@@ -130,14 +132,13 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
                         }
                     });
                 } else {
-                    cells.set(make(&d));
+                    cells.set(make(d));
                 }
+                explainer.refresh_if(|node, _| node == sub_name);
             }
-        }
-        explainer.refresh_if_touched(state, changes);
-    }));
-    let hub_cleanup = hub.clone();
-    on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
+        },
+        |err: &NodeShapeError| leptos::logging::warn!("node view: {err}"),
+    );
 
     let initial_health = detail.health.clone();
     let health = Signal::derive({
@@ -184,7 +185,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
                                                 on_select=on_select
                                             />
                                         </td>
-                                        <td><a href=format!("/ds/{key}")>{key.clone()}</a></td>
+                                        <td><a href=crate::links::daemonset(&key)>{key.clone()}</a></td>
                                         <td>
                                             {move || state_label(state.get())}
                                             <Transition fallback=|| ()>

@@ -13,6 +13,7 @@ use crate::components::pod::{ContainerTable, PodConditions, PodFacts};
 use crate::domain::view::{EventScope, PodDetail};
 use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::get_pod;
+use crate::views::node::NodeDetail;
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -54,15 +55,16 @@ pub fn PodPage() -> impl IntoView {
 
 #[component]
 fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
-    // The header's cluster name and live mark come from the pod's node's feed.
+    // The header's cluster name, health and live mark come from the view of the pod's node
+    // (a few hundred bytes): its whole first message, then patches of that one row.
     if let Some(node) = &pod.node {
-        hub.follow(Feed::node(node));
+        hub.follow_view::<NodeDetail>(Feed::node(node), None, |_, _| {}, |_| {});
     }
     let cluster = Signal::derive({
         let hub = hub.clone();
         move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())
     });
-    // The feed of the pod's node carries the cluster's health: stale data says so here too.
+    // The node's view carries the cluster's health: stale data says so here too.
     let health = Signal::derive({
         let hub = hub.clone();
         move || hub.health.get().unwrap_or_default()
@@ -71,7 +73,7 @@ fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
     let events = super::events_resource(EventScope::Pod, key.clone(), Signal::stored(0));
     let read_at = pod.read_at;
     let crumbs = pod.owner.clone().map(|o| {
-        view! { " · " <a href=format!("/ds/{o}")>{format!("DaemonSet {o}")}</a> }
+        view! { " · " <a href=crate::links::daemonset(&o)>{format!("DaemonSet {o}")}</a> }
     });
     let init = (!pod.init_containers.is_empty()).then(|| {
         view! {

@@ -39,8 +39,8 @@ impl WhatIfTarget {
     /// The page's own path: the form's action and the reset link.
     fn path(&self) -> String {
         match self {
-            WhatIfTarget::Node(name) => format!("/node/{name}"),
-            WhatIfTarget::DaemonSet(key) => format!("/ds/{key}"),
+            WhatIfTarget::Node(name) => crate::links::node(name),
+            WhatIfTarget::DaemonSet(key) => crate::links::daemonset(key),
             WhatIfTarget::Matrix(selector) if selector.is_empty() => "/".to_string(),
             WhatIfTarget::Matrix(selector) => format!("/?selector={}", encode(selector)),
         }
@@ -388,8 +388,8 @@ fn preview_row(c: CellChange) -> impl IntoView {
     };
     view! {
         <tr data-testid="whatif-row" data-whatif=outcome.slug() data-node=c.node.clone() data-daemonset=c.daemonset.clone()>
-            <td><a href=format!("/node/{}", c.node)>{c.node.clone()}</a></td>
-            <td><a href=format!("/ds/{}", c.daemonset)>{c.daemonset.clone()}</a></td>
+            <td><a href=crate::links::node(&c.node)>{c.node.clone()}</a></td>
+            <td><a href=crate::links::daemonset(&c.daemonset)>{c.daemonset.clone()}</a></td>
             <td>{pod}</td>
             <td class="whatif-outcome">{shown}</td>
             <td class="muted">{c.why.unwrap_or_default()}</td>

@@ -5,8 +5,8 @@
 //! modules form no cycle (`web` -> `app` -> `pages` -> `server_fns` stops here).
 
 use super::error::DashboardError;
-use super::views::MatrixCache;
 use crate::cluster::{Live, ReadError, Reader};
+use crate::windows::Windows;
 use leptos::prelude::use_context;
 use std::sync::Arc;
 
@@ -18,17 +18,17 @@ pub struct ServerContext {
     /// On-demand reads (a pod in full, revision templates); None where no API server is
     /// behind the state (unit tests that fill the store by hand).
     pub reader: Option<Reader>,
-    /// The matrix the windows are cut from ([`super::views`]).
-    pub views: Arc<MatrixCache>,
+    /// Every page's view, cut from the read model ([`crate::windows`]).
+    pub windows: Arc<Windows>,
 }
 
 impl ServerContext {
-    /// The context for a server showing `live`, its windows cut from `views`.
-    pub fn new(live: Arc<Live>, reader: Option<Reader>, views: Arc<MatrixCache>) -> Self {
+    /// The context for a server showing `live` through `windows`.
+    pub fn new(live: Arc<Live>, reader: Option<Reader>, windows: Arc<Windows>) -> Self {
         Self {
             live,
             reader,
-            views,
+            windows,
         }
     }
 }
@@ -43,10 +43,10 @@ pub(crate) fn live() -> Result<Arc<Live>, DashboardError> {
         })
 }
 
-/// The live state and the matrix cache, for cutting a window.
-pub(crate) fn views() -> Result<(Arc<Live>, Arc<MatrixCache>), DashboardError> {
+/// The windows, for cutting a page's view.
+pub(crate) fn windows() -> Result<Arc<Windows>, DashboardError> {
     use_context::<ServerContext>()
-        .map(|ctx| (ctx.live, ctx.views))
+        .map(|ctx| ctx.windows)
         .ok_or_else(|| DashboardError::ClusterUnavailable {
             detail: "the dashboard's cluster state is not available".to_string(),
         })

@@ -1,4 +1,5 @@
-//! `/api/live`: the matrix as Server-Sent Events.
+//! `/api/live`: the whole matrix as Server-Sent Events, for tools (the pages follow their own
+//! views on `/api/view`).
 //!
 //! The first message is a `LiveMessage::Snapshot` (or, with `Last-Event-ID` / `?since=`, the
 //! deltas missed since then while the ring still has them), then one `LiveMessage::Deltas` per
@@ -9,7 +10,6 @@ use crate::cluster::feed::FeedItem;
 use crate::cluster::live::Start;
 use crate::cluster::Live;
 use crate::domain::view::LiveMessage;
-use crate::views::scope::{LiveScope, ScopeFilter};
 use crate::web::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -27,32 +27,6 @@ use tokio::sync::broadcast::error::RecvError;
 pub struct LiveQuery {
     /// Resume after this version (same as the `Last-Event-ID` header).
     pub since: Option<u64>,
-    /// Follow only this node's row (the node page).
-    pub node: Option<String>,
-    /// Follow only this DaemonSet's column, `namespace/name` (the DaemonSet page).
-    pub ds: Option<String>,
-}
-
-impl LiveQuery {
-    fn scope(&self) -> Result<LiveScope, String> {
-        match (&self.node, &self.ds) {
-            (None, None) => Ok(LiveScope::All),
-            (Some(node), None) if !node.is_empty() && node.len() <= 253 => {
-                Ok(LiveScope::Node(node.clone()))
-            }
-            (None, Some(ds))
-                if ds.len() <= 317
-                    && ds
-                        .split_once('/')
-                        .is_some_and(|(ns, n)| !ns.is_empty() && !n.is_empty()) =>
-            {
-                Ok(LiveScope::DaemonSet(ds.clone()))
-            }
-            (Some(_), Some(_)) => Err("node= and ds= cannot be combined".to_string()),
-            (Some(node), None) => Err(format!("node={node:?} is not a node name")),
-            (None, Some(ds)) => Err(format!("ds={ds:?} is not namespace/name")),
-        }
-    }
 }
 
 /// Decrements the live-client gauge when the stream is dropped (the browser went away).
@@ -79,31 +53,25 @@ fn event(version: u64, message: &LiveMessage) -> Option<Event> {
     }
 }
 
-/// The event for one feed item, in the client's scope; `None` when nothing in scope changed.
-fn item_event(item: &FeedItem, live: &Live, filter: &mut ScopeFilter) -> (u64, Option<Event>) {
+/// The event for one feed item.
+fn item_event(item: &FeedItem, live: &Live) -> (u64, Option<Event>) {
     match item {
-        FeedItem::Deltas { version, deltas } => {
-            let deltas = filter.deltas(deltas);
-            if deltas.is_empty() {
-                return (*version, None);
-            }
-            (
+        FeedItem::Deltas { version, deltas } => (
+            *version,
+            event(
                 *version,
-                event(
-                    *version,
-                    &LiveMessage::Deltas {
-                        version: *version,
-                        deltas,
-                    },
-                ),
-            )
-        }
-        FeedItem::Reset { .. } => snapshot_event(live, filter),
+                &LiveMessage::Deltas {
+                    version: *version,
+                    deltas: deltas.as_ref().clone(),
+                },
+            ),
+        ),
+        FeedItem::Reset { .. } => snapshot_event(live),
     }
 }
 
-fn snapshot_event(live: &Live, filter: &mut ScopeFilter) -> (u64, Option<Event>) {
-    let snapshot = filter.snapshot(live.snapshot());
+fn snapshot_event(live: &Live) -> (u64, Option<Event>) {
+    let snapshot = live.snapshot();
     let version = snapshot.version;
     (version, event(version, &LiveMessage::Snapshot(snapshot)))
 }
@@ -112,12 +80,8 @@ fn snapshot_event(live: &Live, filter: &mut ScopeFilter) -> (u64, Option<Event>)
 fn stream(
     live: Arc<Live>,
     last_event_id: Option<u64>,
-    scope: LiveScope,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    let mut filter = ScopeFilter::new(scope);
-    // A scoped client resumes with a snapshot: the filter needs the column order it had.
-    let resume = last_event_id.filter(|_| filter.is_all());
-    let (start, version, mut rx) = live.subscribe(resume);
+    let (start, version, mut rx) = live.subscribe(last_event_id);
     live.metrics().client_delta(1);
     let guard = ClientGuard(live.clone());
     async_stream::stream! {
@@ -125,14 +89,13 @@ fn stream(
         let mut last = version;
         match start {
             Start::Snapshot(snapshot) => {
-                let snapshot = filter.snapshot(*snapshot);
-                if let Some(e) = event(version, &LiveMessage::Snapshot(snapshot)) {
+                if let Some(e) = event(version, &LiveMessage::Snapshot(*snapshot)) {
                     yield Ok(e);
                 }
             }
             Start::Resume(items) => {
                 for item in &items {
-                    let (v, e) = item_event(item, &live, &mut filter);
+                    let (v, e) = item_event(item, &live);
                     last = last.max(v);
                     if let Some(e) = e {
                         yield Ok(e);
@@ -143,11 +106,11 @@ fn stream(
         loop {
             let (v, e) = match rx.recv().await {
                 Ok(item) if item.version() <= last => continue,
-                Ok(item) => item_event(&item, &live, &mut filter),
+                Ok(item) => item_event(&item, &live),
                 Err(RecvError::Lagged(missed)) => {
                     tracing::info!(missed, "live client fell behind, sending a fresh snapshot");
                     live.metrics().resnapshotted("lagged");
-                    snapshot_event(&live, &mut filter)
+                    snapshot_event(&live)
                 }
                 Err(RecvError::Closed) => break,
             };
@@ -169,7 +132,7 @@ pub async fn live_feed(
         Ok(Query(q)) => q,
         Err(rejection) => {
             return bad_request(format!(
-                "invalid query string for /api/live ({}); the parameters are since=<version>, node=<name>, ds=<namespace/name>",
+                "invalid query string for /api/live ({}); the one parameter is since=<version>; a page's view is /api/view",
                 rejection.body_text()
             ))
         }
@@ -181,14 +144,8 @@ pub async fn live_feed(
             Err(err) => return bad_request(err.to_string()),
         },
     };
-    let scope = match query.scope() {
-        Ok(scope) => scope,
-        Err(message) => {
-            return bad_request(format!("invalid query string for /api/live: {message}"))
-        }
-    };
     let last_event_id = header_id.or(query.since);
-    Sse::new(stream(state.live.clone(), last_event_id, scope))
+    Sse::new(stream(state.live.clone(), last_event_id))
         .keep_alive(KeepAlive::default())
         .into_response()
 }

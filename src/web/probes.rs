@@ -25,7 +25,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         format!(
             "cluster unreadable ({}) since {} UTC: {text}",
             cause.label(),
-            crate::live_client::format_utc_time(since)
+            crate::text::format_utc_time(since)
         )
     });
     let down: Vec<String> = state

@@ -1,4 +1,5 @@
-//! `/api/view` (a browser's matrix window) and the scoped `/api/live?node=` / `?ds=` feeds,
+//! `/api/view` (a browser's matrix window) and the node and DaemonSet pages' views
+//! (`/api/view/node/…`, `/api/view/ds/…`),
 //! through `router()` with `oneshot`, on the seeded state of `tests.rs` (nodes a and b, one
 //! DaemonSet kube-system/log, its pod on a).
 
@@ -6,8 +7,9 @@ use super::tests::{app, get, sse_messages, synced, text};
 use crate::cluster::projection::Projection;
 use crate::cluster::state::Scope;
 use crate::domain::testing::node;
-use crate::domain::view::{Delta, LiveMessage};
+use crate::views::daemonset::DaemonSetMessage;
 use crate::views::matrix::patch::ViewMessage;
+use crate::views::node::NodeMessage;
 use axum::http::StatusCode;
 use std::time::Duration;
 
@@ -78,61 +80,101 @@ async fn view_query_garbage_becomes_the_default_view_and_an_oversized_one_a_400(
 #[tokio::test]
 async fn a_node_feed_carries_that_nodes_row_and_none_of_the_others_changes() {
     let live = synced();
-    let response = get(app(live.clone()), "/api/live?node=a", &[]).await;
+    let response = get(app(live.clone()), "/api/view/node/a", &[]).await;
     assert_eq!(response.status(), StatusCode::OK);
     let writer = live.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(50)).await;
-        // b changes first (not in scope), then a.
+        // b changes first (not this page's node), then a.
         let mut b = node("b");
         b.unschedulable = true;
         writer.apply(&Scope::Nodes, Projection::Node(b));
+        writer.flush().await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         let mut a = node("a");
         a.unschedulable = true;
         writer.apply(&Scope::Nodes, Projection::Node(a));
+        writer.flush().await;
     });
-    let events: Vec<(String, LiveMessage)> = sse_messages(response, 2).await;
-    let LiveMessage::Snapshot(snapshot) = &events[0].1 else {
-        panic!("expected a snapshot")
+    let events: Vec<(String, NodeMessage)> = sse_messages(response, 2).await;
+    let NodeMessage::Window(detail) = &events[0].1 else {
+        panic!("expected the node's view whole first")
     };
-    let names: Vec<&str> = snapshot.nodes.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, ["a"]);
-    assert_eq!(snapshot.daemonsets.len(), 1, "every column summary");
-    let LiveMessage::Deltas { deltas, .. } = &events[1].1 else {
-        panic!("expected deltas")
+    assert_eq!(detail.row.name, "a");
+    assert_eq!(detail.daemonsets.len(), 1, "every column's key");
+    let NodeMessage::Patch(patch) = &events[1].1 else {
+        panic!("expected a patch")
     };
     assert!(
-        deltas
-            .iter()
-            .all(|d| matches!(d, Delta::NodeUpsert(r) if r.name == "a" && r.unschedulable)),
-        "{deltas:?}"
+        patch
+            .row
+            .as_ref()
+            .is_some_and(|r| r.name == "a" && r.unschedulable),
+        "{patch:?}"
     );
 }
 
 #[tokio::test]
-async fn a_daemonset_feed_carries_its_column_on_every_node() {
-    let response = get(app(synced()), "/api/live?ds=kube-system%2Flog", &[]).await;
-    let events: Vec<(String, LiveMessage)> = sse_messages(response, 1).await;
-    let LiveMessage::Snapshot(snapshot) = &events[0].1 else {
-        panic!("expected a snapshot")
+async fn a_daemonset_feed_carries_its_rollout_on_every_node() {
+    let response = get(app(synced()), "/api/view/ds/kube-system/log", &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let events: Vec<(String, DaemonSetMessage)> = sse_messages(response, 1).await;
+    let DaemonSetMessage::Window(window) = &events[0].1 else {
+        panic!("expected the DaemonSet's view whole first")
     };
-    assert_eq!(snapshot.daemonsets.len(), 1);
-    assert_eq!(snapshot.nodes.len(), 2);
-    assert!(snapshot.nodes.iter().all(|r| r.cells.len() == 1));
+    assert_eq!(window.column.key, "kube-system/log");
+    assert_eq!(
+        window.nodes.len() + window.hidden,
+        2,
+        "every node, listed or counted"
+    );
+    assert!(window
+        .nodes
+        .iter()
+        .any(|n| n.node == "a" && !n.pods.is_empty()));
 }
 
 #[tokio::test]
-async fn a_scope_that_makes_no_sense_is_a_clear_400() {
+async fn a_view_that_makes_no_sense_is_a_clear_400() {
+    let long = format!("/api/view/node/{}", "n".repeat(300));
     for (uri, says) in [
-        (
-            "/api/live?node=a&ds=kube-system%2Flog",
-            "cannot be combined",
-        ),
-        ("/api/live?ds=log", "namespace/name"),
-        ("/api/live?node=", "not a node name"),
+        (long.as_str(), "not a node name"),
+        ("/api/view/ds/kube-system%2Flog/x", "namespace/name"),
+        ("/api/live?node=a", "/api/view"),
+        ("/api/live?ds=kube-system%2Flog", "/api/view"),
     ] {
         let response = get(app(synced()), uri, &[]).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
         assert!(text(response).await.contains(says), "{uri}");
     }
+}
+
+#[tokio::test]
+async fn a_feed_that_starts_from_the_rendered_view_does_not_send_it_again() {
+    let router = app(synced());
+    let first: Vec<(String, ViewMessage)> = sse_messages(
+        get(router.clone(), "/api/view?problems=0&group=none", &[]).await,
+        1,
+    )
+    .await;
+    let ViewMessage::Window(window) = &first[0].1 else {
+        panic!("without a version held, the window whole")
+    };
+    let uri = format!("/api/view?problems=0&group=none&since={}", window.version);
+    let resumed: Vec<(String, ViewMessage)> =
+        sse_messages(get(router.clone(), &uri, &[]).await, 1).await;
+    let ViewMessage::Patch(patch) = &resumed[0].1 else {
+        panic!("the view held is current: a patch, got {:?}", resumed[0].1)
+    };
+    assert!(
+        patch.is_empty() && patch.version == window.version,
+        "{patch:?}"
+    );
+    // A version the server no longer keeps (or never cut) gets the window whole.
+    let unknown: Vec<(String, ViewMessage)> = sse_messages(
+        get(router, "/api/view?problems=0&group=none&since=999999", &[]).await,
+        1,
+    )
+    .await;
+    assert!(matches!(unknown[0].1, ViewMessage::Window(_)));
 }

@@ -1,44 +1,29 @@
-//! `/api/view?<matrix query>`: one browser's matrix window as Server-Sent Events.
+//! `/api/view?<matrix query>`, `/api/view/node/{name}`, `/api/view/ds/{namespace}/{name}`:
+//! one browser's view (the matrix window, the node page, the DaemonSet page) as Server-Sent
+//! Events.
 //!
-//! The first message is the whole window (`ViewMessage::Window`), then one `Patch` whenever
-//! the window changed: rows that entered or changed, the new row order, changed column
-//! summaries, group headers and figures. The query string is the matrix page's own
-//! (`problems=1&group=…&page=2`), parsed by the same code, so the server cuts exactly the
-//! window the page shows. A reconnect starts again with a whole window (50 rows is cheaper
-//! than keeping a per-client history).
+//! The first message is the whole view, then one patch whenever what it shows changed; `id:`
+//! is the version the view is at. The windows room cuts and diffs ([`crate::windows`]); this
+//! only reads the request and frames the messages. The matrix's query string is the page's
+//! own (`problems=1&group=…&page=2`), parsed by the same code, so the server cuts exactly the
+//! window the page shows.
 //!
 //! Why not `/api/live`: that sends the whole matrix, megabytes at 5,000 nodes, and every change
-//! in it; a browser shows 50 rows. Changes are coalesced ([`COALESCE`]) so a rollout's burst
-//! of versions costs one cut per browser, not one per version, while the first change after a
-//! quiet period is cut at once ([`wait_before_cut`]).
+//! in it; a browser shows 50 rows.
 
 use crate::cluster::Live;
-use crate::server_fns::views::{parse_query_string, MatrixCache};
 use crate::server_fns::MAX_QUERY_STRING;
-use crate::views::matrix::patch::{diff, ViewMessage};
-use crate::views::matrix::query::MatrixQuery;
+use crate::views::page::PageView;
 use crate::web::AppState;
-use axum::extract::{RawQuery, State};
-use axum::http::StatusCode;
+use crate::windows::query::MatrixCut;
+use crate::windows::{stream, Windows};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::time::Instant;
-
-/// The shortest time between two cuts of one view, so a burst of versions is a few patches a
-/// second rather than one per version. Short enough that a burst still moves within a blink.
-pub const COALESCE: Duration = Duration::from_millis(200);
-
-/// How long to wait before cutting a view again after a change, given when it was last cut:
-/// nothing after a quiet period (the leading edge: a single `kubectl taint` repaints in the
-/// time the cut takes), else until [`COALESCE`] has passed since the last cut (the trailing
-/// edge: the rest of a burst is one patch at most every `COALESCE`).
-pub fn wait_before_cut(last_cut: Instant, now: Instant) -> Duration {
-    (last_cut + COALESCE).saturating_duration_since(now)
-}
 
 /// Decrements the live-client gauge when the stream is dropped (the browser went away).
 struct ClientGuard(Arc<Live>);
@@ -49,11 +34,11 @@ impl Drop for ClientGuard {
     }
 }
 
-fn event(message: &ViewMessage) -> Option<Event> {
+fn event<V: PageView>(message: &V::Message) -> Option<Event> {
     match serde_json::to_string(message) {
         Ok(json) => Some(
             Event::default()
-                .id(message.version().to_string())
+                .id(V::message_version(message).to_string())
                 .data(json),
         ),
         Err(err) => {
@@ -63,43 +48,88 @@ fn event(message: &ViewMessage) -> Option<Event> {
     }
 }
 
-/// The event stream of one browser's window.
-fn stream(
-    live: Arc<Live>,
-    views: Arc<MatrixCache>,
-    query: MatrixQuery,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    live.metrics().client_delta(1);
-    let guard = ClientGuard(live.clone());
-    async_stream::stream! {
-        let _guard = guard;
-        let mut changes = views.changes();
-        changes.mark_unchanged();
-        let mut shown = views.window(&live, &query);
-        let mut last_cut = Instant::now();
-        if let Some(e) = event(&ViewMessage::Window(shown.clone())) {
-            yield Ok(e);
-        }
-        while changes.changed().await.is_ok() {
-            let wait = wait_before_cut(last_cut, Instant::now());
-            if !wait.is_zero() {
-                tokio::time::sleep(wait).await;
-            }
-            changes.mark_unchanged();
-            last_cut = Instant::now();
-            let next = views.window(&live, &query);
-            if let Some(message) = diff(&shown, &next) {
-                if let Some(e) = event(&message) {
-                    yield Ok(e);
-                }
-            }
-            shown = next;
-        }
-    }
+/// The version of the view the browser holds: its last message's (`Last-Event-ID`, sent by the
+/// browser when it reconnects), else the one its page was rendered with (`since=`). Anything
+/// unreadable counts as nothing held: the feed then starts with the whole view.
+fn held_version(headers: &HeaderMap, raw_query: &str) -> Option<u64> {
+    let header = headers
+        .get("last-event-id")
+        .and_then(|v| crate::domain::resume::parse_last_event_id(v.as_bytes()).ok());
+    header.or_else(|| {
+        form_urlencoded::parse(raw_query.as_bytes())
+            .find(|(k, _)| k == "since")
+            .and_then(|(_, v)| v.parse().ok())
+    })
 }
 
-/// `GET /api/view?<matrix query>`.
-pub async fn view_feed(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Response {
+/// The SSE response of one browser's view, `cut` from `windows` after every change, starting
+/// from `base` (the view it holds) when known.
+pub(crate) fn respond<V, C>(windows: Arc<Windows>, base: Option<Arc<V>>, cut: C) -> Response
+where
+    V: PageView + Send + Sync + 'static,
+    C: Fn(&Windows) -> Option<V> + Send + 'static,
+{
+    let live = windows.live().clone();
+    live.metrics().client_delta(1);
+    let guard = ClientGuard(live);
+    let events = stream::follow(windows, base, cut).filter_map(move |message| {
+        let _keep = &guard;
+        futures::future::ready(event::<V>(&message).map(Ok::<_, Infallible>))
+    });
+    sse(events)
+}
+
+fn sse(events: impl Stream<Item = Result<Event, Infallible>> + Send + 'static) -> Response {
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+/// `GET /api/view/node/{name}[?since=<version>]`: the node page's view.
+pub async fn node_view(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    if name.is_empty() || name.len() > 253 {
+        return bad_request(format!("{name:?} is not a node name"));
+    }
+    let base = held_version(&headers, raw.as_deref().unwrap_or_default())
+        .and_then(|v| state.windows.node_at(&name, v));
+    respond(state.windows.clone(), base, move |windows: &Windows| {
+        windows.node(&name)
+    })
+}
+
+/// `GET /api/view/ds/{namespace}/{name}[?since=<version>]`: the DaemonSet page's view.
+pub async fn daemonset_view(
+    State(state): State<AppState>,
+    Path((namespace, name)): Path<(String, String)>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let key = format!("{namespace}/{name}");
+    if let Err(err) = crate::server_fns::check_daemonset_key(&key) {
+        return bad_request(err.to_string());
+    }
+    let base = held_version(&headers, raw.as_deref().unwrap_or_default())
+        .and_then(|v| state.windows.daemonset_at(&key, v));
+    respond(state.windows.clone(), base, move |windows: &Windows| {
+        windows.daemonset(&key).ok()
+    })
+}
+
+fn bad_request(message: String) -> Response {
+    (StatusCode::BAD_REQUEST, format!("{message}\n")).into_response()
+}
+
+/// `GET /api/view?<matrix query>[&since=<version>]`.
+pub async fn view_feed(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let raw = raw.unwrap_or_default();
     if raw.len() > MAX_QUERY_STRING {
         return (
@@ -113,32 +143,9 @@ pub async fn view_feed(State(state): State<AppState>, RawQuery(raw): RawQuery) -
     }
     // Bad parameters become defaults, as on the page (which shows the notes): the same
     // string must cut the same window in both places.
-    let query = parse_query_string(&raw).query;
-    Sse::new(stream(state.live.clone(), state.views.clone(), query))
-        .keep_alive(KeepAlive::default())
-        .into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_change_after_a_quiet_period_is_cut_at_once() {
-        let now = Instant::now();
-        let long_ago = now - COALESCE - Duration::from_millis(1);
-        assert_eq!(wait_before_cut(long_ago, now), Duration::ZERO);
-        assert_eq!(wait_before_cut(now - COALESCE, now), Duration::ZERO);
-    }
-
-    #[test]
-    fn a_change_within_the_window_waits_until_the_window_has_passed_since_the_last_cut() {
-        let now = Instant::now();
-        let cut = now - Duration::from_millis(50);
-        assert_eq!(
-            wait_before_cut(cut, now),
-            COALESCE - Duration::from_millis(50)
-        );
-        assert_eq!(wait_before_cut(now, now), COALESCE);
-    }
+    let cut = MatrixCut::parse(&raw).cut;
+    let base = held_version(&headers, &raw).and_then(|v| state.windows.matrix_at(&cut, v));
+    respond(state.windows.clone(), base, move |windows: &Windows| {
+        Some(windows.matrix(&cut))
+    })
 }

@@ -47,6 +47,10 @@ pub const RULES: &[(&str, &str)] = &[
         "§c (DC shouldIgnoreNodeUpdate, v1.37)",
     ),
     (
+        "budget_in_use",
+        "§d.3 (UPD rollingUpdate: numUnavailable / numSurge)",
+    ),
+    (
         "rolling_update_pass",
         "§d.3 (UPD rollingUpdate, findUpdatedPodsOnNode)",
     ),
@@ -70,9 +74,68 @@ pub fn allows_surge(strategy: &UpdateStrategy) -> bool {
     }
 }
 
+/// How much of the rollout budget is in use right now (§d.3), as the controller counts it in
+/// its rolling-update pass: with maxSurge 0 the number of unavailable nodes (nodes left for
+/// manage, nodes without a live pod — a terminating-only node counts, §g.13 —, nodes with an old
+/// and a new pod, nodes whose only pod is new but unavailable, and unavailable old pods); with
+/// maxSurge > 0 the number of surge pods in flight (nodes left for manage, and nodes where a new
+/// pod runs beside the old one and is not available yet).
+///
+/// Why here, beside the controller: it is the same count the controller's plan computes, so
+/// it is taken from [`rolling_update_pass`] rather than written a second time (and the rollout
+/// rules, which the controller reads, never read the controller back).
+/// `slots` must hold every desired node and every node with pods; the result does not depend
+/// on their order.
+pub fn budget_in_use(
+    ds: &super::facts::DaemonSetFacts,
+    slots: &[super::rollout::NodeSlot<'_>],
+    budget: &super::rollout::Budget,
+    now: i64,
+) -> i64 {
+    rolling_update_pass(ds, slots, budget, now).in_use
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::PodFacts;
+    use crate::rollout::{Budget, NodeSlot};
+    use crate::testing::{ds, pod, PodExt};
+
+    #[test]
+    fn budget_in_use_is_what_the_rolling_update_counts() {
+        let a = [pod("a").old().terminating()];
+        let b = [pod("b").on("n2").unready()];
+        let c = [pod("c").old().on("n3"), pod("c2").on("n3").unready()];
+        let d = [pod("d").old().on("n4")];
+        let refs: Vec<Vec<&PodFacts>> = vec![
+            a.iter().collect(),
+            b.iter().collect(),
+            c.iter().collect(),
+            d.iter().collect(),
+        ];
+        let slots: Vec<NodeSlot<'_>> = ["n1", "n2", "n3", "n4"]
+            .iter()
+            .zip(&refs)
+            .map(|(node, pods)| NodeSlot {
+                node,
+                should_run: true,
+                gone: false,
+                pods,
+            })
+            .collect();
+        let cases = [
+            (
+                "§d.3 §g.13 maxSurge 0: terminating-only, unavailable new, and old+new nodes use maxUnavailable",
+                Budget { max_unavailable: 1, max_surge: 0 },
+                3,
+            ),
+            ("§d.3 maxSurge > 0: only the old+new node with an unavailable new pod is in flight", Budget { max_unavailable: 0, max_surge: 1 }, 1),
+        ];
+        for (rule, budget, want) in cases {
+            assert_eq!(budget_in_use(&ds(), &slots, &budget, 100), want, "{rule}");
+        }
+    }
     use crate::facts::IntOrPercent;
 
     fn rolling(ms: Option<IntOrPercent>) -> UpdateStrategy {

@@ -64,10 +64,6 @@ pub const RULES: &[(&str, &str)] = &[
         "§d.3 (budget held by unavailable nodes / surge pods in flight), §d.4, §c, §a.7 (FailedCreate)",
     ),
     ("in_flight", "§d.3 (pods being replaced), §d.4, §c"),
-    (
-        "budget_in_use",
-        "§d.3 (UPD rollingUpdate: numUnavailable / numSurge)",
-    ),
 ];
 
 /// One node as the status and rolling-update rules see it: its name, whether the DaemonSet
@@ -93,66 +89,9 @@ pub struct NodeSlot<'a> {
     pub pods: &'a [&'a PodFacts],
 }
 
-/// How much of the rollout budget is in use right now (§d.3), as the controller counts it in
-/// its rolling-update pass: with maxSurge 0 the number of unavailable nodes (nodes left for
-/// manage, nodes without a live pod — a terminating-only node counts, §g.13 —, nodes with an old
-/// and a new pod, nodes whose only pod is new but unavailable, and unavailable old pods); with
-/// maxSurge > 0 the number of surge pods in flight (nodes left for manage, and nodes where a new
-/// pod runs beside the old one and is not available yet).
-///
-/// Why it delegates: it is the same count the controller's plan computes, so it is taken from
-/// [`crate::controller::rolling_update_pass`] rather than written a second time.
-/// `slots` must hold every desired node and every node with pods; the result does not depend
-/// on their order.
-pub fn budget_in_use(
-    ds: &super::facts::DaemonSetFacts,
-    slots: &[NodeSlot<'_>],
-    budget: &Budget,
-    now: i64,
-) -> i64 {
-    super::controller::rolling_update_pass(ds, slots, budget, now).in_use
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::PodFacts;
-    use crate::testing::{ds, pod, PodExt};
-
-    #[test]
-    fn budget_in_use_is_what_the_rolling_update_counts() {
-        let a = [pod("a").old().terminating()];
-        let b = [pod("b").on("n2").unready()];
-        let c = [pod("c").old().on("n3"), pod("c2").on("n3").unready()];
-        let d = [pod("d").old().on("n4")];
-        let refs: Vec<Vec<&PodFacts>> = vec![
-            a.iter().collect(),
-            b.iter().collect(),
-            c.iter().collect(),
-            d.iter().collect(),
-        ];
-        let slots: Vec<NodeSlot<'_>> = ["n1", "n2", "n3", "n4"]
-            .iter()
-            .zip(&refs)
-            .map(|(node, pods)| NodeSlot {
-                node,
-                should_run: true,
-                gone: false,
-                pods,
-            })
-            .collect();
-        let cases = [
-            (
-                "§d.3 §g.13 maxSurge 0: terminating-only, unavailable new, and old+new nodes use maxUnavailable",
-                Budget { max_unavailable: 1, max_surge: 0 },
-                3,
-            ),
-            ("§d.3 maxSurge > 0: only the old+new node with an unavailable new pod is in flight", Budget { max_unavailable: 0, max_surge: 1 }, 1),
-        ];
-        for (rule, budget, want) in cases {
-            assert_eq!(budget_in_use(&ds(), &slots, &budget, 100), want, "{rule}");
-        }
-    }
 
     #[test]
     fn every_rule_entry_names_a_section() {

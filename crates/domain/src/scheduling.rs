@@ -199,18 +199,6 @@ pub fn daemon_pod_tolerations(template: &TemplateFacts) -> Vec<Toleration> {
         .collect()
 }
 
-/// §b: the daemon pod's tolerations as the DaemonSet page lists them, each rendered as
-/// pasteable YAML and marked when the DaemonSet controller added it.
-pub fn effective_tolerations(template: &TemplateFacts) -> Vec<crate::view::EffectiveToleration> {
-    toleration::merged_tolerations(template)
-        .into_iter()
-        .map(|t| crate::view::EffectiveToleration {
-            yaml: toleration::render_toleration(&t.toleration),
-            automatic: t.automatic,
-        })
-        .collect()
-}
-
 /// §a.5: `ToleratesTaint` with the comparison-operator gate at its default (off).
 pub fn tolerates(toleration: &Toleration, taint: &Taint) -> bool {
     toleration::toleration_tolerates(toleration, taint)
@@ -222,7 +210,7 @@ pub use fixes::{
     blockers, Blocker, Fix, FixAction, PatchEdit, NODE_SELECTOR_PATH, NODE_SELECTOR_TERMS_PATH,
     POD_SPEC_PATH, TOLERATIONS_PATH,
 };
-pub(crate) use toleration::{effect_str, render_taint, render_toleration};
+pub(crate) use toleration::{effect_str, merged_tolerations, render_taint, render_toleration};
 
 #[cfg(test)]
 mod tests;

@@ -218,6 +218,19 @@ pub struct EffectiveToleration {
     pub automatic: bool,
 }
 
+/// §b: the daemon pod's tolerations as the DaemonSet page lists them, each rendered as
+/// pasteable YAML and marked when the DaemonSet controller added it.
+/// Why here: it is the page's view of the rule; the rule (`scheduling`) never reads the view.
+pub fn effective_tolerations(template: &crate::facts::TemplateFacts) -> Vec<EffectiveToleration> {
+    crate::scheduling::merged_tolerations(template)
+        .into_iter()
+        .map(|t| EffectiveToleration {
+            yaml: crate::scheduling::render_toleration(&t.toleration),
+            automatic: t.automatic,
+        })
+        .collect()
+}
+
 /// One Kubernetes Event about a DaemonSet, one of its pods, or a node, as the DaemonSet and
 /// node pages list it ("Recent events"). The message is cluster text: shown as text only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -105,7 +105,7 @@ impl ClusterState {
             generation: ds.generation,
             observed_generation: ds.status.as_ref().map(|s| s.observed_generation),
             nodes,
-            tolerations: crate::domain::scheduling::effective_tolerations(&ds.template),
+            tolerations: crate::domain::view::effective_tolerations(&ds.template),
         })
     }
 

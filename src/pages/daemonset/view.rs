@@ -1,133 +1,105 @@
 //! The DaemonSet page's body once its detail is loaded: counts, budget gauge, the rollout
 //! table node by node, tolerations, revision history and events, kept live.
 
-use super::rows::{progress_rows, reconcile, relevant, ProgressRow};
+use super::rows::{progress_rows, reconcile, ProgressRow};
 use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
-use crate::components::explanation::{format_age, ExplanationPanel};
-use crate::components::pod::pod_href;
+use crate::components::explanation::ExplanationPanel;
 use crate::components::revision_history::RevisionHistorySection;
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::rollout_pace::PacePanel;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
-use crate::domain::view::{DaemonSetDetail, EventScope, StateCounts};
-use crate::live_client::state::Change;
-use crate::live_client::{Feed, LiveHub};
+use crate::domain::view::{EventScope, StateCounts};
+use crate::links;
+use crate::live_client::{Feed, HeldView, LiveHub};
 use crate::pages::explainer::Explainer;
 use crate::pages::whatif::{WhatIf, WhatIfSection, WhatIfTarget};
-use crate::server_fns::{get_daemonset, get_revision_history};
+use crate::server_fns::{get_daemonset_window, get_revision_history};
+use crate::text::format_age;
+use crate::views::daemonset::{DaemonSetMessage, DaemonSetPatchError, DaemonSetWindow};
 use leptos::prelude::*;
-use std::sync::Arc;
 
 /// The loaded page; `key` is `namespace/name`.
 #[component]
 pub(super) fn DaemonSetView(
-    detail: DaemonSetDetail,
+    window: DaemonSetWindow,
     key: String,
     hub: LiveHub,
     whatif: WhatIf,
 ) -> impl IntoView {
-    let column = RwSignal::new(detail.column.clone());
-    let rows = RwSignal::new(progress_rows(&detail.nodes));
-    let hidden = RwSignal::new(detail.nodes.len() - relevant(&detail.nodes).len());
-    let meta = RwSignal::new((
-        detail.current_revision.clone(),
-        detail.generation,
-        detail.observed_generation,
-    ));
-    let tolerations = RwSignal::new(detail.tolerations.clone());
+    let column = RwSignal::new(window.column.clone());
+    let rows = RwSignal::new(progress_rows(&window.nodes));
+    let hidden = RwSignal::new(window.hidden);
+    let meta = RwSignal::new(window.revision.clone());
+    let tolerations = RwSignal::new(window.tolerations.clone());
     let explainer = Explainer::new();
     let events_tick = RwSignal::new(0u64);
     // The pace panel's ages and "stalled for" advance with the clock between deltas.
     let age_tick = crate::pages::poll::poll_tick(std::time::Duration::from_secs(1));
 
-    // Background re-read of the pods, at most one in flight, one more queued.
-    let in_flight = StoredValue::new(false);
-    let queued = StoredValue::new(false);
-    let refresh_key = key.clone();
-    let refresh: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
-        if in_flight.get_value() {
-            queued.set_value(true);
-            return;
+    // Live updates: the server cuts this view again when the cluster changes and sends the
+    // rows and figures that changed (`/api/view/ds/…`); only signals whose value changed are
+    // set. A patch that does not fit reads the view again.
+    let reload: StoredValue<Option<HeldView<DaemonSetWindow>>> = StoredValue::new(None);
+    let show = move |w: &DaemonSetWindow| {
+        if column.with_untracked(|c| *c != w.column) {
+            column.set(w.column.clone());
         }
-        in_flight.set_value(true);
-        let k = refresh_key.clone();
-        leptos::task::spawn_local(async move {
-            loop {
-                if let Ok(d) = get_daemonset(k.clone()).await {
+        if meta.with_untracked(|m| *m != w.revision) {
+            meta.set(w.revision.clone());
+        }
+        if tolerations.with_untracked(|t| *t != w.tolerations) {
+            tolerations.set(w.tolerations.clone());
+        }
+        if hidden.get_untracked() != w.hidden {
+            hidden.set(w.hidden);
+        }
+        reconcile(rows, &w.nodes);
+        // Whatever changed the DaemonSet may have left events and moved revisions.
+        events_tick.update(|t| *t += 1);
+    };
+    let reload_key = key.clone();
+    let held = hub.follow_view(
+        Feed::daemonset(&key).since(window.version),
+        Some(window.clone()),
+        move |w: &DaemonSetWindow, message: &DaemonSetMessage| {
+            show(w);
+            explainer.refresh_if(|node, _| match message {
+                DaemonSetMessage::Window(_) => true,
+                DaemonSetMessage::Patch(p) => {
+                    p.order.is_some() || p.nodes.iter().any(|n| n.node == node)
+                }
+            });
+        },
+        move |err: &DaemonSetPatchError| {
+            leptos::logging::warn!("DaemonSet view: {err}; reloading the view");
+            let k = reload_key.clone();
+            leptos::task::spawn_local(async move {
+                if let Ok(w) = get_daemonset_window(k).await {
                     if rows.try_get_untracked().is_none() {
                         return; // the page is gone
                     }
-                    column.set(d.column);
-                    meta.set((d.current_revision, d.generation, d.observed_generation));
-                    if tolerations.get_untracked() != d.tolerations {
-                        tolerations.set(d.tolerations);
+                    if let Some(held) = reload.try_get_value().flatten() {
+                        held.replace(w.clone());
                     }
-                    hidden.set(d.nodes.len() - relevant(&d.nodes).len());
-                    reconcile(rows, &d.nodes);
-                    // Whatever changed the DaemonSet may have left events: re-read them too.
-                    events_tick.update(|t| *t += 1);
+                    show(&w);
                 }
-                if queued.try_get_value() == Some(true) {
-                    queued.set_value(false);
-                    continue;
-                }
-                in_flight.try_set_value(false);
-                return;
-            }
-        });
-    });
+            });
+        },
+    );
+    reload.set_value(Some(held));
 
-    hub.follow(Feed::daemonset(&key));
-    let sub_key = key.clone();
-    let sub_id = hub.subscribe(Arc::new(move |state, changes| {
-        let Some(snap) = state.snapshot() else {
-            return;
-        };
-        let col = state.column_of(&sub_key);
-        let mut touched = false;
-        for c in changes {
-            match c {
-                Change::Reset | Change::Structure => touched = true,
-                Change::Cell {
-                    node,
-                    column: i,
-                    state: s,
-                } if Some(*i) == col => {
-                    touched = true;
-                    rows.with_untracked(|rs| {
-                        if let Some(r) = rs.iter().find(|r| &r.node == node) {
-                            r.state.set(*s);
-                        }
-                    });
-                }
-                Change::Row { .. } => touched = true,
-                Change::Column { index } if Some(*index) == col => {
-                    touched = true;
-                    if let Some(d) = snap.daemonsets.get(*index) {
-                        column.set(d.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-        if touched {
-            refresh();
-        }
-        explainer.refresh_if_touched(state, changes);
-    }));
-    let hub_cleanup = hub.clone();
-    on_cleanup(move || hub_cleanup.unsubscribe(sub_id));
-
+    let initial_health = window.health.clone();
     let health = Signal::derive({
         let hub = hub.clone();
-        move || hub.health.get().unwrap_or_default()
+        move || hub.health.get().unwrap_or_else(|| initial_health.clone())
     });
+    let initial_cluster = window.cluster.clone();
     let cluster = Signal::derive({
         let hub = hub.clone();
-        move || hub.cluster.get().unwrap_or_else(|| "cluster".to_string())
+        move || hub.cluster.get().unwrap_or_else(|| initial_cluster.clone())
     });
     let counts = Memo::new(move |_| {
         let mut counts = StateCounts::default();
@@ -190,12 +162,13 @@ pub(super) fn DaemonSetView(
                     </p>
                     <dl class="facts">
                         <dt>"current revision"</dt>
-                        <dd><code>{move || { let r = meta.get().0; if r.is_empty() { "—".to_string() } else { r } }}</code></dd>
+                        <dd><code>{move || { let r = meta.get().current; if r.is_empty() { "—".to_string() } else { r } }}</code></dd>
                         <dt>"generation"</dt>
                         <dd>
                             {move || {
-                                let (_, g, o) = meta.get();
-                                match o {
+                                let r = meta.get();
+                                let g = r.generation;
+                                match r.observed {
                                     Some(o) => format!("{g} (observed {o})"),
                                     None => format!("{g} (no status yet)"),
                                 }
@@ -280,7 +253,7 @@ pub(super) fn DaemonSetView(
                                             />
                                         </td>
                                         <td>
-                                            <a class="node-name" href=format!("/node/{}", r.node)>
+                                            <a class="node-name" href=links::node(&r.node)>
                                                 {r.node.clone()}
                                             </a>
                                         </td>
@@ -298,7 +271,7 @@ pub(super) fn DaemonSetView(
                                                         };
                                                         view! {
                                                             <div class="pod-line" data-pod=p.name.clone()>
-                                                                <a class="pod-link" href=pod_href(&pod_ds, &p.name)><code>{p.name.clone()}</code></a>
+                                                                <a class="pod-link" href=links::daemon_pod(&pod_ds, &p.name)><code>{p.name.clone()}</code></a>
                                                                 {format!(
                                                                     " · {rev} {} · {status} · ready {} · {} restarts · {}",
                                                                     p.revision_hash,

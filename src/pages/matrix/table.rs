@@ -165,7 +165,7 @@ pub fn MatrixTable(
                 let col = c.col;
                 view! {
                     <th scope="col" class="ds-col" data-daemonset=c.key.clone()>
-                        <a class="ds-name" href=format!("/ds/{}", c.key) title=move || {
+                        <a class="ds-name" href=crate::links::daemonset(&c.key) title=move || {
                             let d = col.get();
                             format!("{} · {}", d.key, verdict_text(&d))
                         }>
@@ -292,7 +292,7 @@ pub fn MatrixTable(
                                 Either::Right(view! {
                                     <tr data-row=r.name.clone()>
                                         <th scope="row" class="node-head">
-                                            <a class="node-name" href=format!("/node/{}", r.name) title=r.name.clone()>{r.name.clone()}</a>
+                                            <a class="node-name" href=crate::links::node(&r.name) title=r.name.clone()>{r.name.clone()}</a>
                                             <NodeBadges row=r.info/>
                                         </th>
                                         {cells}

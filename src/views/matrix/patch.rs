@@ -9,8 +9,8 @@
 
 use super::window::{GroupHeader, MatrixWindow};
 use crate::domain::view::{DaemonSetColumn, NodeRow, ResourceHealth, StateCounts};
+use crate::views::rows::{apply_rows, diff_rows, RowMismatch};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// One message of `/api/view` (`id:` is the version it brings the view to).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -145,24 +145,12 @@ pub fn diff(old: &MatrixWindow, new: &MatrixWindow) -> Option<ViewMessage> {
     if !same_columns || old.cluster != new.cluster {
         return Some(ViewMessage::Window(new.clone()));
     }
-    let before: HashMap<&str, &NodeRow> = old.rows.iter().map(|r| (r.name.as_str(), r)).collect();
-    let rows: Vec<NodeRow> = new
-        .rows
-        .iter()
-        .filter(|r| before.get(r.name.as_str()) != Some(r))
-        .cloned()
-        .collect();
-    let same_order = old.rows.len() == new.rows.len()
-        && old
-            .rows
-            .iter()
-            .zip(&new.rows)
-            .all(|(a, b)| a.name == b.name);
+    let (rows, order) = diff_rows(&old.rows, &new.rows, |a, b| a == b);
     let changed = |a: bool| a.then_some(());
     let patch = WindowPatch {
         version: new.version,
         rows,
-        order: (!same_order).then(|| new.rows.iter().map(|r| r.name.clone()).collect()),
+        order,
         columns: new
             .daemonsets
             .iter()
@@ -202,41 +190,10 @@ pub fn apply(window: &mut Option<MatrixWindow>, message: ViewMessage) -> Result<
     };
     check_shape(&patch.rows, w.daemonsets.len())?;
     let version = patch.version;
-    match patch.order {
-        Some(order) => {
-            let mut known: HashMap<String, NodeRow> = std::mem::take(&mut w.rows)
-                .into_iter()
-                .map(|r| (r.name.clone(), r))
-                .collect();
-            known.extend(patch.rows.into_iter().map(|r| (r.name.clone(), r)));
-            let mut rows = Vec::with_capacity(order.len());
-            for name in order {
-                match known.remove(&name) {
-                    Some(r) => rows.push(r),
-                    None => {
-                        return Err(PatchError::UnknownRow {
-                            version,
-                            node: name,
-                        })
-                    }
-                }
-            }
-            w.rows = rows;
-        }
-        None => {
-            for row in patch.rows {
-                match w.rows.iter_mut().find(|r| r.name == row.name) {
-                    Some(slot) => *slot = row,
-                    None => {
-                        return Err(PatchError::StrayRow {
-                            version,
-                            node: row.name,
-                        })
-                    }
-                }
-            }
-        }
-    }
+    apply_rows(&mut w.rows, patch.rows, patch.order).map_err(|mismatch| match mismatch {
+        RowMismatch::Unknown(node) => PatchError::UnknownRow { version, node },
+        RowMismatch::Stray(node) => PatchError::StrayRow { version, node },
+    })?;
     for column in patch.columns {
         if let Some(slot) = w.daemonsets.iter_mut().find(|d| d.key == column.key) {
             *slot = column;
@@ -260,6 +217,15 @@ pub fn apply(window: &mut Option<MatrixWindow>, message: ViewMessage) -> Result<
     w.version = version;
     Ok(())
 }
+
+crate::views::page::page_view!(
+    MatrixWindow,
+    ViewMessage,
+    WindowPatch,
+    PatchError,
+    diff,
+    apply
+);
 
 fn check_shape(rows: &[NodeRow], want: usize) -> Result<(), PatchError> {
     match rows.iter().find(|r| r.cells.len() != want) {

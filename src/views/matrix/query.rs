@@ -5,6 +5,7 @@
 
 use crate::domain::coverage::CellState;
 use crate::domain::labels::LabelSelector;
+use crate::links::encode;
 use serde::{Deserialize, Serialize};
 
 /// Longest node-name filter kept (a node name is at most 253 characters).
@@ -309,20 +310,6 @@ fn shorten_to(s: &str, max: usize) -> String {
     } else {
         cleaned
     }
-}
-
-/// Percent-encodes a query value (everything but unreserved characters).
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 /// Parses a state name (case-insensitive), for the `?state=` filter.

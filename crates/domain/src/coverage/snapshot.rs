@@ -1,10 +1,9 @@
 //! The whole matrix (`MatrixSnapshot`), one column summary, one node row.
 
 use super::{cell_state_from, group_pods, is_counted, CellState, NewNodeGrace};
+use crate::controller::budget_in_use;
 use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, TaintEffect, UpdateStrategy};
-use crate::rollout::{
-    budget_in_use, compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot,
-};
+use crate::rollout::{compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot};
 use crate::scheduling::DaemonPod;
 use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, StrategyKind};
 

@@ -175,7 +175,7 @@ mod tests {
                 slots: &slots,
                 node: &lookup,
                 budget: Some(budget),
-                in_use: crate::rollout::budget_in_use(&d, &slots, &budget, now),
+                in_use: crate::controller::budget_in_use(&d, &slots, &budget, now),
                 desired: nodes.len() as i64,
                 complete: done == nodes.len() as i64,
                 failed_creates: &[],

@@ -1,7 +1,8 @@
 //! Tests of the stall classifier, each case naming the rule that makes the cause block.
 use super::*;
+use crate::controller::budget_in_use;
 use crate::facts::PodFacts;
-use crate::rollout::{budget_in_use, resolve_budget};
+use crate::rollout::resolve_budget;
 use crate::testing::{ds, ds_budget, pod, PodExt};
 
 /// Slots for (node, pods), every node desired.

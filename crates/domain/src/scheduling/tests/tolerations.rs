@@ -1,5 +1,6 @@
 //! §b and §a.5: the tolerations a daemon pod gets automatically, and the ones the user writes.
 use super::*;
+use crate::view::effective_tolerations;
 
 #[test]
 fn automatic_tolerations_cover_condition_taints_b() {

@@ -1,9 +1,10 @@
-//! The browser's copy of the whole matrix, kept current from `/api/live` messages.
+//! The read model's replica of the whole matrix, kept current from the feed's messages (the
+//! same messages `/api/live` sends to tools).
 //!
-//! Why pure and separate from the EventSource glue: applying deltas in order, ignoring
-//! duplicates after a reconnect and reporting exactly which cells changed is the part that can
-//! be wrong, so it is plain Rust with unit tests. The report (`Change`) is what lets a page
-//! re-render one cell instead of the matrix.
+//! Why pure and separate from the task that feeds it: applying deltas in order, ignoring
+//! duplicates after a relist and reporting exactly what changed is the part that can be
+//! wrong, so it is plain Rust with unit tests. The report (`Change`) tells the read model
+//! when a DaemonSet's summary moved (the node page's rules may have moved with it).
 
 use crate::domain::coverage::CellState;
 use crate::domain::view::{
