@@ -20,11 +20,17 @@ function wasmRequests(page: Page): string[] {
   return seen;
 }
 
-/** The files one lazy page needs: its `split_*` module and the `chunk_*` ones it shares. */
-function filesOf(manifest: Manifest, route: string): string[] {
-  const keys = Object.keys(manifest).filter((k) => k.includes(route));
-  expect(keys, `one split for ${route} in the manifest`).toHaveLength(1);
-  return manifest[keys[0]].map((stem) => `${stem}.wasm`);
+/** The files lazy splits need (sorted, once each): their `split_*` modules and the `chunk_*`
+ *  ones they share. A split is named after its function: `node_route`, `daemon_set_route`,
+ *  `pod_route` (the pages), `lazy_explanation_body` (the explanation panel's body). */
+function filesOf(manifest: Manifest, ...splits: string[]): string[] {
+  const files = new Set<string>();
+  for (const split of splits) {
+    const keys = Object.keys(manifest).filter((k) => k.includes(split));
+    expect(keys, `one split for ${split} in the manifest`).toHaveLength(1);
+    for (const stem of manifest[keys[0]]) files.add(`${stem}.wasm`);
+  }
+  return [...files].sort();
 }
 
 test.describe("lazily loaded pages", () => {
@@ -35,8 +41,8 @@ test.describe("lazily loaded pages", () => {
     expect(res.ok(), "the splitter's manifest is served").toBe(true);
     manifest = await res.json();
     // The three pages are split off: each has at least its own module.
-    for (const route of ["node_route", "daemon_set_route", "pod_route"]) {
-      expect(filesOf(manifest, route).length, route).toBeGreaterThan(0);
+    for (const split of ["node_route", "daemon_set_route", "pod_route", "lazy_explanation_body"]) {
+      expect(filesOf(manifest, split).length, split).toBeGreaterThan(0);
     }
   });
 
@@ -49,6 +55,11 @@ test.describe("lazily loaded pages", () => {
     await matrix.expectState("worker-1", "kube-system/log-collector", "ready");
     expect(wasm).toEqual(["daemonscope_bg.wasm"]);
 
+    // The first click on a cell brings the explanation panel's body.
+    await matrix.explain("worker-1", "kube-system/log-collector");
+    const explanation = filesOf(manifest, "lazy_explanation_body");
+    expect(wasm.slice(1).sort()).toEqual(explanation);
+
     // A client-side navigation (same document: the marker survives) fetches the node page's
     // module, and the page is live and interactive.
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
@@ -59,14 +70,14 @@ test.describe("lazily loaded pages", () => {
     const e = await matrix.explain("cp-1", "kube-system/log-collector");
     await expect(matrix.failingReasons(e)).toContainText(["node-role.kubernetes.io/control-plane"]);
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
-    const node = filesOf(manifest, "node_route");
-    expect(wasm.slice(1).sort()).toEqual([...node].sort());
+    const both = filesOf(manifest, "node_route", "lazy_explanation_body");
+    expect(wasm.slice(1).sort()).toEqual(both);
 
     // Back to the matrix: nothing more to load.
     await page.goBack();
     await expect(page).toHaveURL("/");
     await matrix.expectState("worker-1", "kube-system/log-collector", "ready");
-    expect(wasm.length).toBe(1 + node.length);
+    expect(wasm.length).toBe(1 + both.length);
   });
 
   test("a direct first visit to a node page preloads its module, hydrates and works", async ({ matrix, page }) => {
@@ -80,8 +91,9 @@ test.describe("lazily loaded pages", () => {
     const e = await matrix.explain("cp-1", "kube-system/log-collector");
     await expect(matrix.failingReasons(e)).toContainText(["node-role.kubernetes.io/control-plane"]);
     await matrix.waitForLive();
-    // The main module and the node page's own, nothing of the DaemonSet or pod pages'.
-    expect([...new Set(wasm)].sort()).toEqual(["daemonscope_bg.wasm", ...node].sort());
+    // The main module, the node page's own and the explanation's (clicked), nothing of the
+    // DaemonSet or pod pages'.
+    expect([...new Set(wasm)].sort()).toEqual(["daemonscope_bg.wasm", ...filesOf(manifest, "node_route", "lazy_explanation_body")].sort());
   });
 
   test("a direct first visit to a DaemonSet page and to a pod page hydrates and works", async ({ matrix, page }) => {
