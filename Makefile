@@ -137,12 +137,34 @@ deploy-manifests: ship
 build: build-wasm build-server site
 
 # `+`: cargo takes its jobs from make's jobserver when `make test` runs the builds side by side.
+#
+# Lazy pages (src/app.rs, `#[lazy_route]`): every page but the matrix is its own WASM module,
+# fetched when first shown, so the matrix's first visit loads only the main module. As
+# cargo-leptos does it: link with `--emit-relocs` (.cargo/config.toml), split the module at the
+# `#[lazy]` points (tools/wasm-split, a wrapper of `wasm_split_cli_support`: it writes the chunks,
+# their loader `__wasm_split.______________________.js` and `__wasm_split_manifest.json` into
+# $(PKG)), then wasm-bindgen the main module with `--keep-lld-exports` (the chunks import the
+# linker's exports from it). Chunk names follow the split, so the old ones go first.
+define split-and-bind
+	@mkdir -p $(PKG)
+	rm -f $(PKG)/*.wasm $(PKG)/__wasm_split*
+	$(WASM_SPLIT) $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(PKG) \
+	  $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm daemonscope
+	wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle $(2) --out-dir $(PKG) \
+	  --out-name daemonscope $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm
+endef
+
+# The splitter: a small release build (its own workspace and lock, tools/wasm-split; ~1 min of
+# CPU from empty, then cached in .tools/bin until its sources change).
+WASM_SPLIT := $(TOOLS)/bin/wasm-split
+$(WASM_SPLIT): tools/wasm-split/Cargo.toml tools/wasm-split/Cargo.lock tools/wasm-split/src/main.rs
+	+cargo build --release --locked --manifest-path tools/wasm-split/Cargo.toml --target-dir target/tools
+	@mkdir -p $(TOOLS)/bin && cp target/tools/release/wasm-split $@
+
 # --remove-name-section: wasm-bindgen would add 27 MB of function names to a 4 MB module (a
 # module over 8 MiB is also sent uncompressed); a panic's message still reaches the console.
-build-wasm: wasm-compile deps-wasm-bindgen
-	@mkdir -p $(PKG)
-	wasm-bindgen --target web --no-typescript --remove-name-section --out-dir $(PKG) --out-name daemonscope \
-	  $(FRONT)/wasm32-unknown-unknown/$(WASM_PROFILE)/daemonscope.wasm
+build-wasm: wasm-compile deps-wasm-bindgen $(WASM_SPLIT)
+	$(call split-and-bind,$(WASM_PROFILE),--remove-name-section)
 
 wasm-compile: deps-toolchain
 	+$(WASM_ENV) cargo build $(WASM_FLAGS) --profile $(WASM_PROFILE)
@@ -232,13 +254,11 @@ screenshots:
 # `wasm-opt --converge` repeats -Oz until nothing shrinks (-1,075 raw, -4,063 gzip; ~50 s, not 15).
 # Figures per change: README.md, Performance; how to see where the bytes go: tools/wasm-breakdown.py.
 WASM_RELEASE_RUSTFLAGS := "-Zlocation-detail=none"
-release-wasm: deps-apt deps-rust
+release-wasm: deps-apt deps-rust $(WASM_SPLIT)
 	$(WASM_ENV) cargo build $(WASM_FLAGS) --profile wasm-release \
 	  --config 'target.wasm32-unknown-unknown.rustflags=[$(WASM_RELEASE_RUSTFLAGS)]'
-	@mkdir -p $(PKG)
-	wasm-bindgen --target web --no-typescript --out-dir $(PKG) --out-name daemonscope \
-	  $(FRONT)/wasm32-unknown-unknown/wasm-release/daemonscope.wasm
-	wasm-opt -Oz --converge -o $(PKG)/daemonscope_bg.wasm $(PKG)/daemonscope_bg.wasm
+	$(call split-and-bind,wasm-release,)
+	for f in $(PKG)/*.wasm; do wasm-opt -Oz --converge -o $$f $$f; done
 
 # One binary (README, Run the binary): the release WASM and the rest of the site first, then
 # the server with `embed-site`, which compiles target/site into it; it serves from any
@@ -248,9 +268,13 @@ release: release-wasm
 	cargo build --release --features ssr,embed-site --bin daemonscope
 	@echo "target/release/daemonscope: $$(stat -c %s target/release/daemonscope) bytes ($$(./target/release/daemonscope --version))"
 
+# The main module is what the matrix's first visit loads; each lazy page adds its split_* module
+# and the chunk_* modules it shares with other pages (__wasm_split_manifest.json says which).
 wasm-size: release-wasm
+	@for f in $(PKG)/daemonscope_bg.wasm $$(ls $(PKG)/*.wasm | grep -v daemonscope_bg); do \
+	  printf '%-60s %9d bytes raw %9d gzip -9\n' "$$(basename $$f)" "$$(stat -c %s $$f)" "$$(gzip -9 -c $$f | wc -c)"; done
 	@raw=$$(stat -c %s $(PKG)/daemonscope_bg.wasm); gz=$$(gzip -9 -c $(PKG)/daemonscope_bg.wasm | wc -c); \
-	  echo "release wasm: $$raw bytes raw, $$gz bytes gzip -9"
+	  echo "release wasm, main module (the matrix's first visit): $$raw bytes raw, $$gz bytes gzip -9"
 
 # Benchmarks at 5,000 nodes x 30 DaemonSets (150,000 pods); figures go to the README.
 bench:

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    ParamSegment, SsrMode, StaticSegment,
+    lazy_route, Lazy, LazyRoute, ParamSegment, SsrMode, StaticSegment,
 };
 
 /// The document around the app: SSR renders it once per request.
@@ -49,14 +49,15 @@ pub fn App() -> impl IntoView {
             <main data-hydrated=move || hydrated.get().to_string()>
                 <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href="/">"Back to the matrix"</a></p> }>
                     <Route path=StaticSegment("") view=crate::pages::matrix::MatrixPage/>
+                    // Every other page is a lazily loaded WASM module (below).
                     <Route
                         path=(StaticSegment("ds"), ParamSegment("namespace"), ParamSegment("name"))
-                        view=crate::pages::daemonset::DaemonSetPage
+                        view={Lazy::<DaemonSetRoute>::new()}
                     />
-                    <Route path=(StaticSegment("node"), ParamSegment("name")) view=crate::pages::node::NodePage/>
+                    <Route path=(StaticSegment("node"), ParamSegment("name")) view={Lazy::<NodeRoute>::new()}/>
                     <Route
                         path=(StaticSegment("pod"), ParamSegment("namespace"), ParamSegment("name"))
-                        view=crate::pages::pod::PodPage
+                        view={Lazy::<PodRoute>::new()}
                         // The pod is read from the API server: wait for it before the first
                         // byte, so that a missing pod can still answer 404.
                         ssr=SsrMode::Async
@@ -65,4 +66,60 @@ pub fn App() -> impl IntoView {
             </main>
         </Router>
     }
+}
+
+// The pages other than the matrix, each split by `#[lazy_route]` into its own WASM module
+// (`make build-wasm` runs the splitter, tools/wasm-split): the matrix's first load carries none
+// of their code. The browser fetches a page's module on the first client-side navigation to
+// it, and a direct visit preloads it (the server renders `<link rel="preload">` for it from
+// `__wasm_split_manifest.json`) and hydrates once it is in (`hydrate_lazy`, src/lib.rs). On the
+// server `view` just renders the page. README.md, Performance.
+
+/// The DaemonSet page (`/ds/:namespace/:name`), with its what-if and rollout sections.
+pub struct DaemonSetRoute;
+
+#[lazy_route]
+impl LazyRoute for DaemonSetRoute {
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        erase(view! { <crate::pages::daemonset::DaemonSetPage/> })
+    }
+}
+
+/// The node page (`/node/:name`).
+pub struct NodeRoute;
+
+#[lazy_route]
+impl LazyRoute for NodeRoute {
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        erase(view! { <crate::pages::node::NodePage/> })
+    }
+}
+
+/// The pod page (`/pod/:namespace/:name`).
+pub struct PodRoute;
+
+#[lazy_route]
+impl LazyRoute for PodRoute {
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        erase(view! { <crate::pages::pod::PodPage/> })
+    }
+}
+
+/// A lazy route's view is an `AnyView` (`LazyRoute::view`); clippy.toml bans `into_any`
+/// elsewhere, where `Either` does the job without the erased type's extra code.
+#[allow(clippy::disallowed_methods)]
+fn erase(view: impl IntoView + 'static) -> AnyView {
+    view.into_any()
 }

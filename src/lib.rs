@@ -53,10 +53,12 @@ pub mod web;
 #[cfg(feature = "ssr")]
 pub mod windows;
 
-/// The WASM entry point: hydrates the server-rendered page in place.
+/// The WASM entry point: hydrates the server-rendered page in place. `hydrate_lazy`, not
+/// `hydrate_body`: on a direct visit to a lazily loaded page (`app.rs`) the router waits for
+/// that page's module before it hydrates.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_lazy(app::App);
 }

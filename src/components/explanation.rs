@@ -146,6 +146,17 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
     }
 }
 
+/// The body from its own lazily loaded WASM module (`#[lazy]`): the panel opens only on a
+/// click, so its rendering (with the fix plans') stays off every page's first load; the
+/// module comes with the first click, while the answer is on its way. Once in, the future is
+/// ready at once, so a live refresh does not flicker. README.md, Performance.
+#[leptos::lazy]
+fn lazy_explanation_body(e: CellExplanation) -> AnyView {
+    #[allow(clippy::disallowed_methods)] // a lazy function returns one type: AnyView
+    let body = explanation_body(e).into_any();
+    body
+}
+
 /// The explanation side panel; hidden when closed.
 #[component]
 pub fn ExplanationPanel(
@@ -171,7 +182,10 @@ pub fn ExplanationPanel(
                             "Could not explain "{daemonset}" on "{node}": "{error}
                         </p>
                     }),
-                    PanelState::Loaded(e) => EitherOf4::D(explanation_body(*e)),
+                    PanelState::Loaded(e) => {
+                        let e = *e;
+                        EitherOf4::D(Suspend::new(async move { lazy_explanation_body(e).await }))
+                    }
                 }}
             </aside>
         </Show>
