@@ -37,18 +37,20 @@ pub fn App() -> impl IntoView {
     let hub = LiveHub::new();
     provide_context(hub.clone());
 
-    // Effects run only in the browser: this flips once the WASM has hydrated the page
-    // (end-to-end tests wait for it). Each page opens the live feed it needs (`hub.follow`).
+    // Flips once the WASM has hydrated the route's page (end-to-end tests wait for it): each
+    // route's view sets it (`HydratedMark`), not the App, because a lazily loaded page hydrates
+    // only once its module is in, after the App's own effects have run. Each page opens the
+    // live feed it needs (`hub.follow`).
     let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
+    provide_context(Hydrated(hydrated));
 
     view! {
         <Stylesheet id="leptos" href="/pkg/daemonscope.css"/>
         <Title text="daemonscope"/>
         <Router>
             <main data-hydrated=move || hydrated.get().to_string()>
-                <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href="/">"Back to the matrix"</a></p> }>
-                    <Route path=StaticSegment("") view=crate::pages::matrix::MatrixPage/>
+                <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href="/">"Back to the matrix"</a></p><HydratedMark/> }>
+                    <Route path=StaticSegment("") view=|| view! { <crate::pages::matrix::MatrixPage/><HydratedMark/> }/>
                     // Every other page is a lazily loaded WASM module (below).
                     <Route
                         path=(StaticSegment("ds"), ParamSegment("namespace"), ParamSegment("name"))
@@ -65,6 +67,19 @@ pub fn App() -> impl IntoView {
                 </Routes>
             </main>
         </Router>
+    }
+}
+
+/// The hydration marker's signal, shared from the App to the routes' views.
+#[derive(Clone, Copy)]
+struct Hydrated(RwSignal<bool>);
+
+/// Sets the hydration marker once the page it sits in has hydrated: effects run only in the
+/// browser, after the view that created them (for a lazy page, after its module loaded).
+#[component]
+fn HydratedMark() -> impl IntoView {
+    if let Some(Hydrated(hydrated)) = use_context::<Hydrated>() {
+        Effect::new(move |_| hydrated.set(true));
     }
 }
 
@@ -85,7 +100,7 @@ impl LazyRoute for DaemonSetRoute {
     }
 
     fn view(_this: Self) -> AnyView {
-        erase(view! { <crate::pages::daemonset::DaemonSetPage/> })
+        erase(view! { <crate::pages::daemonset::DaemonSetPage/><HydratedMark/> })
     }
 }
 
@@ -99,7 +114,7 @@ impl LazyRoute for NodeRoute {
     }
 
     fn view(_this: Self) -> AnyView {
-        erase(view! { <crate::pages::node::NodePage/> })
+        erase(view! { <crate::pages::node::NodePage/><HydratedMark/> })
     }
 }
 
@@ -113,7 +128,7 @@ impl LazyRoute for PodRoute {
     }
 
     fn view(_this: Self) -> AnyView {
-        erase(view! { <crate::pages::pod::PodPage/> })
+        erase(view! { <crate::pages::pod::PodPage/><HydratedMark/> })
     }
 }
 
