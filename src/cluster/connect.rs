@@ -159,6 +159,9 @@ pub async fn from_kubeconfig(
                 detail: format!("--context {context} given but no kubeconfig was found"),
             });
         }
+        if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+            check_service_account_files(Path::new(SERVICE_ACCOUNT_DIR))?;
+        }
         let config = Config::incluster().map_err(|err| ConnectError::NoCluster {
             detail: format!("no kubeconfig (KUBECONFIG or ~/.kube/config) and not in a pod: {err}"),
         })?;
@@ -201,6 +204,29 @@ pub async fn supports_streaming_lists(client: &Client) -> bool {
             false
         }
     }
+}
+
+/// Where kubelet mounts a pod's service account (the token, the cluster's CA, the namespace),
+/// and where kube's in-cluster configuration reads them.
+const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// Names the first file of a service-account mount that cannot be read, before kube's
+/// in-cluster configuration fails on it with a message that names no file.
+fn check_service_account_files(dir: &Path) -> Result<(), ConnectError> {
+    for file in ["token", "ca.crt", "namespace"] {
+        let path = dir.join(file);
+        let reason = match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() && meta.len() > 0 => continue,
+            Ok(meta) if meta.is_file() => "it is empty".to_string(),
+            Ok(_) => "it is not a file".to_string(),
+            Err(err) => err.to_string(),
+        };
+        return Err(ConnectError::ServiceAccountFile {
+            path: path.display().to_string(),
+            reason,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -248,6 +274,42 @@ users:
         assert!(std::fs::write(&path, KUBECONFIG).is_ok());
         let err = from_kubeconfig(Some(&path), Some("nope")).await.err();
         assert!(err.is_some());
+    }
+
+    #[test]
+    fn a_missing_or_empty_service_account_file_is_named() {
+        let Ok(dir) = tempfile::tempdir() else { return };
+        let named = |dir: &Path| {
+            check_service_account_files(dir)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert!(
+            named(dir.path()).contains("/token: "),
+            "{}",
+            named(dir.path())
+        );
+        assert!(std::fs::write(dir.path().join("token"), "t").is_ok());
+        assert!(
+            named(dir.path()).contains("/ca.crt: "),
+            "{}",
+            named(dir.path())
+        );
+        assert!(std::fs::write(dir.path().join("ca.crt"), "").is_ok());
+        assert!(
+            named(dir.path()).contains("ca.crt: it is empty"),
+            "{}",
+            named(dir.path())
+        );
+        assert!(std::fs::write(dir.path().join("ca.crt"), "pem").is_ok());
+        assert!(
+            named(dir.path()).contains("/namespace: "),
+            "{}",
+            named(dir.path())
+        );
+        assert!(std::fs::write(dir.path().join("namespace"), "ns").is_ok());
+        assert!(check_service_account_files(dir.path()).is_ok());
     }
 
     #[test]

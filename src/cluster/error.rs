@@ -19,6 +19,18 @@ pub enum ConnectError {
         /// Why kube's config inference failed.
         detail: String,
     },
+    /// In a pod (`KUBERNETES_SERVICE_HOST` set) but a file of the service account's mount is
+    /// missing: the one line names the file, where kube's own error names none of them.
+    #[error(
+        "in-cluster: cannot read the service account's {path}: {reason} (mount a service account \
+         token: automountServiceAccountToken, or point --kubeconfig at a kubeconfig)"
+    )]
+    ServiceAccountFile {
+        /// The file the pod's service-account mount should hold.
+        path: String,
+        /// Why it could not be read.
+        reason: String,
+    },
     /// A kubeconfig was named but could not be read or used.
     #[error("cannot use kubeconfig {path}: {source}")]
     Kubeconfig {

@@ -745,6 +745,40 @@ fn the_chart_installs_under_restricted_pod_security_and_its_image_serves_every_p
         used(&requests),
         "granted (left) against read (right): {requests:#?}"
     );
+    drop(container);
+
+    // Bad input in a pod: a service-account mount without its token (or CA) stops the image's
+    // entrypoint at once with one line naming the missing file.
+    for missing in ["token", "ca.crt"] {
+        let partial = work.path().join(format!("sa-without-{missing}"));
+        std::fs::create_dir_all(&partial).expect("partial sa dir");
+        for file in ["token", "ca.crt", "namespace"] {
+            if file != missing {
+                std::fs::copy(sa.join(file), partial.join(file)).expect("copy an sa file");
+            }
+        }
+        let mut failing = Container::run(
+            &work.path().join(format!("run-without-{missing}")),
+            &image_dir,
+            &partial,
+            &cluster.env("APISERVER_PORT"),
+            &args,
+        );
+        let status = wait_for("the entrypoint to exit", 30, || {
+            failing.child.try_wait().ok().flatten()
+        });
+        let log = failing.log();
+        let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(status.code(), Some(2), "{log}");
+        assert_eq!(lines.len(), 1, "one line: {log}");
+        assert!(
+            lines[0].contains(&format!(
+                "/var/run/secrets/kubernetes.io/serviceaccount/{missing}"
+            )),
+            "{log}"
+        );
+    }
+
     eprintln!(
         "ship_chart: image built in {image_ms} ms beside the control plane; {} requests audited; done in {} ms",
         requests.len(),
