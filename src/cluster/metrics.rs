@@ -23,6 +23,7 @@ pub struct Metrics {
     ds_missing: Family<Labels, Gauge>,
     ds_starting: Family<Labels, Gauge>,
     ds_misscheduled: Family<Labels, Gauge>,
+    ds_problem_nodes: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
     watch_synced: Family<Labels, Gauge>,
     watch_last_event: Family<Labels, Gauge>,
@@ -58,6 +59,7 @@ impl Metrics {
             ds_missing: Family::default(),
             ds_starting: Family::default(),
             ds_misscheduled: Family::default(),
+            ds_problem_nodes: Family::default(),
             ds_budget_in_use: Family::default(),
             watch_synced: Family::default(),
             watch_last_event: Family::default(),
@@ -97,6 +99,11 @@ impl Metrics {
             "daemonset_misscheduled",
             "Nodes that run the pod but should not",
             m.ds_misscheduled.clone(),
+        );
+        registry.register(
+            "daemonset_problem_nodes",
+            "Nodes whose cell of the DaemonSet is a problem (missing, misscheduled, unready, pending; outdated only when the rollout stalled)",
+            m.ds_problem_nodes.clone(),
         );
         registry.register(
             "daemonset_budget_in_use",
@@ -168,6 +175,9 @@ impl Metrics {
         self.ds_budget_in_use
             .get_or_create(&labels)
             .set(column.budget_in_use);
+        self.ds_problem_nodes
+            .get_or_create(&labels)
+            .set(column.problem_nodes);
     }
 
     /// Forgets a deleted DaemonSet.
@@ -180,6 +190,7 @@ impl Metrics {
             &self.ds_missing,
             &self.ds_starting,
             &self.ds_misscheduled,
+            &self.ds_problem_nodes,
             &self.ds_budget_in_use,
         ] {
             family.remove(&labels);

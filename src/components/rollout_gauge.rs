@@ -165,6 +165,7 @@ mod tests {
             misscheduled: 0,
             missing: 0,
             starting: 0,
+            problem_nodes: 0,
             strategy,
             surge_mode,
             max_unavailable: mu,

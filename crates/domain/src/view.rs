@@ -37,6 +37,11 @@ pub struct DaemonSetColumn {
     /// Cells in state `starting` (should run, no pod yet, on a node within its new-node
     /// grace): counted apart so a scale-up is not reported as missing agents.
     pub starting: i64,
+    /// Nodes whose cell of this column is a problem
+    /// ([`crate::coverage::is_problem`] under the column's rollout stand): what
+    /// `/metrics` exports as `daemonscope_daemonset_problem_nodes`.
+    #[serde(default)]
+    pub problem_nodes: i64,
     /// `spec.updateStrategy.type`.
     pub strategy: StrategyKind,
     /// Resolved budget, None when it cannot be resolved (then `budget_error` says why).
