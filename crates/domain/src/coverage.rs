@@ -8,11 +8,13 @@
 mod explain;
 mod grace;
 mod problem;
+mod refused;
 mod snapshot;
 
 pub use explain::{explain_cell, explain_cell_in_grace, explain_cell_with, pod_summary};
 pub use grace::{human_seconds, NewNodeGrace};
 pub use problem::{is_problem, problem_cells, stands_of, RolloutStand};
+pub use refused::{attribute_refusal, refused_creation, REFUSED_NODES_SHOWN};
 pub(crate) use snapshot::bounded_to;
 pub use snapshot::{
     build_snapshot, column_summary, column_summary_in_grace, node_row, strategy_kind,
@@ -48,6 +50,10 @@ pub const RULES: &[(&str, &str)] = &[
     (
         "is_problem",
         "§d.3 (outdated while a rollout moves), §d.5 (OnDelete waits for deletion), the stall rule (docs/architecture.md#what-counts-as-a-problem)",
+    ),
+    (
+        "refused_creation",
+        "§f (FailedCreate), §j (the API server's refusal, classified)",
     ),
     (
         "NewNodeGrace",

@@ -75,6 +75,10 @@ pub struct MatrixWindow {
     pub matched_nodes: usize,
     /// Nodes with at least one problem cell, in the whole cluster (header figure).
     pub problem_nodes: usize,
+    /// DaemonSets whose pod creations the API server refuses while nodes miss their pod
+    /// (§j), in the whole cluster (header figure).
+    #[serde(default)]
+    pub refused_daemonsets: usize,
     /// DaemonSets in the cluster (header figure), however many columns the view shows.
     pub total_daemonsets: usize,
     /// The page shown (1-based, after clamping).
@@ -335,6 +339,11 @@ pub fn cut_window_with(
                 .filter(|r| problem_count(r, &stands) > 0)
                 .count()
         },
+        refused_daemonsets: all
+            .daemonsets
+            .iter()
+            .filter(|c| c.refused.is_some())
+            .count(),
         total_daemonsets: all.daemonsets.len(),
         page,
         pages,

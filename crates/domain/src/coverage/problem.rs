@@ -95,6 +95,7 @@ mod tests {
             missing: 0,
             starting: 0,
             problem_nodes: 0,
+            refused: None,
             strategy,
             max_unavailable: Some(1),
             max_surge: Some(0),

@@ -160,6 +160,7 @@ pub fn column_summary_in_grace(
         rollout_error: verdict.error,
         pace: None,
         problem_nodes: 0,
+        refused: None,
     };
     // The one definition of a problem, under the column's stand (no pace here: a stall is
     // the live store's to know, and it recounts then).
