@@ -18,6 +18,8 @@ use daemonscope::domain::view::{MatrixSnapshot, RefusedCreation};
 use daemonscope::sim::replay::prepare;
 use daemonscope::sim::scenario::parse_str;
 use daemonscope::sim::{start_in_process, ScenarioSource};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, PostParams};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -101,6 +103,17 @@ fn masked(mut r: Refusal) -> Refusal {
     r
 }
 
+/// The code, reason and message of a pod create the API server refuses.
+async fn refused_create(client: kube::Client, pod: &Pod) -> (u16, String, String) {
+    match Api::<Pod>::namespaced(client, "agents")
+        .create(&PostParams::default(), pod)
+        .await
+    {
+        Err(kube::Error::Api(status)) => (status.code, status.reason, status.message),
+        other => panic!("the pod was not refused: {other:?}"),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_baseline_namespace_refuses_a_host_agent_with_the_same_words_as_kubernetes() {
     let scenario = parse_str(SCENARIO, "pod-security.yaml").expect("the scenario parses");
@@ -167,5 +180,24 @@ async fn a_baseline_namespace_refuses_a_host_agent_with_the_same_words_as_kubern
     );
     assert_eq!(real.level.as_deref(), Some("baseline:latest"));
     assert_eq!(sim_side.1, real_side.1, "the same missing cells");
+
+    // A pod created directly (as kubectl would) gets the same 403 from both API servers.
+    let probe: Pod = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "probe", "namespace": "agents"},
+        "spec": {"hostNetwork": true, "containers": [{"name": "a", "image": "registry.example.com/a:1"}]}
+    }))
+    .expect("a pod");
+    let sim_client = kube::Client::try_from(sim.kube_config()).expect("a sim client");
+    let sim_answer = refused_create(sim_client, &probe).await;
+    let real_answer = refused_create(cluster.admin().await, &probe).await;
+    assert_eq!(
+        sim_answer, real_answer,
+        "the sim's 403 differs from kube-apiserver's"
+    );
+    assert_eq!(
+        real_answer.2,
+        "pods \"probe\" is forbidden: violates PodSecurity \"baseline:latest\": host namespaces (hostNetwork=true)"
+    );
     drop(cluster);
 }
