@@ -74,13 +74,18 @@ test.describe("fixes to paste", () => {
     await page.screenshot({ path: "/tmp/wt-c-fixes-misscheduled.png" });
   });
 
-  test("a missing pod has nothing to change in the rules and points at the DaemonSet's events", async ({ matrix }) => {
+  test("a missing pod the API server refuses has nothing to change in the rules and points at the refuser", async ({ matrix }) => {
+    // Issue 24 item 2: the demo's falco creations on worker-3 are refused by a webhook (§j.1);
+    // the plan used to be "kubectl describe daemonset"; now it names who refuses.
     await matrix.goto();
     const e = await matrix.explain("worker-3", "security/falco");
     const fixes = e.getByTestId("fixes");
-    await expect(fixes.getByTestId("fix-headline")).toContainText("nothing to change in the DaemonSet or the node");
+    await expect(fixes.getByTestId("fix-headline")).toContainText("The placement rules let the pod run here; the API server refuses to create it (admission webhook)");
     await expect(e.getByTestId("blocker")).toHaveCount(0);
-    await expect(fixTexts(fixes)).toHaveText(["kubectl describe daemonset -n security falco"]);
+    await expect(fixTexts(fixes)).toHaveText([
+      "kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o 'custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name'",
+      "kubectl get events -n security --field-selector involvedObject.kind=DaemonSet,involvedObject.name=falco,reason=FailedCreate",
+    ]);
   });
 
   test("a ready cell shows no fixes", async ({ matrix }) => {

@@ -4,6 +4,7 @@
 //! that the state already holds (no recompute). Uses the maintained `prometheus-client` crate
 //! for the text format instead of formatting by hand.
 
+use crate::domain::admission::RefusalKind;
 use crate::domain::view::DaemonSetColumn;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -23,6 +24,8 @@ pub struct Metrics {
     ds_missing: Family<Labels, Gauge>,
     ds_starting: Family<Labels, Gauge>,
     ds_misscheduled: Family<Labels, Gauge>,
+    ds_problem_nodes: Family<Labels, Gauge>,
+    ds_creation_refused: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
     watch_synced: Family<Labels, Gauge>,
     watch_last_event: Family<Labels, Gauge>,
@@ -43,6 +46,15 @@ fn ds_labels(key: &str) -> Labels {
     vec![("daemonset", key.to_string())]
 }
 
+/// The labels of `daemonscope_daemonset_creation_refused`; the encoder escapes the values
+/// as the Prometheus text format asks (`\\`, `\"`, `\n`).
+fn refused_labels(key: &str, kind: RefusalKind) -> Labels {
+    vec![
+        ("daemonset", key.to_string()),
+        ("kind", kind.as_str().to_string()),
+    ]
+}
+
 fn resource_labels(resource: &str) -> Labels {
     vec![("resource", resource.to_string())]
 }
@@ -58,6 +70,8 @@ impl Metrics {
             ds_missing: Family::default(),
             ds_starting: Family::default(),
             ds_misscheduled: Family::default(),
+            ds_problem_nodes: Family::default(),
+            ds_creation_refused: Family::default(),
             ds_budget_in_use: Family::default(),
             watch_synced: Family::default(),
             watch_last_event: Family::default(),
@@ -97,6 +111,16 @@ impl Metrics {
             "daemonset_misscheduled",
             "Nodes that run the pod but should not",
             m.ds_misscheduled.clone(),
+        );
+        registry.register(
+            "daemonset_problem_nodes",
+            "Nodes whose cell of the DaemonSet is a problem (missing, misscheduled, unready, pending; outdated only when the rollout stalled)",
+            m.ds_problem_nodes.clone(),
+        );
+        registry.register(
+            "daemonset_creation_refused",
+            "Nodes missing the DaemonSet's pod while the API server refuses its creations, by who refuses (webhook, validating_admission_policy, pod_security, resource_quota, limit_range, other)",
+            m.ds_creation_refused.clone(),
         );
         registry.register(
             "daemonset_budget_in_use",
@@ -168,10 +192,29 @@ impl Metrics {
         self.ds_budget_in_use
             .get_or_create(&labels)
             .set(column.budget_in_use);
+        self.ds_problem_nodes
+            .get_or_create(&labels)
+            .set(column.problem_nodes);
+        // One series for the current refuser only: a refusal that changed kind or ended
+        // leaves no stale series behind.
+        self.remove_refused(&column.key);
+        if let Some(refused) = &column.refused {
+            self.ds_creation_refused
+                .get_or_create(&refused_labels(&column.key, refused.refusal.kind))
+                .set(column.missing);
+        }
+    }
+
+    /// Removes a DaemonSet's `creation_refused` series, of every kind.
+    fn remove_refused(&self, key: &str) {
+        for kind in RefusalKind::ALL {
+            self.ds_creation_refused.remove(&refused_labels(key, kind));
+        }
     }
 
     /// Forgets a deleted DaemonSet.
     pub fn remove_column(&self, key: &str) {
+        self.remove_refused(key);
         let labels = ds_labels(key);
         for family in [
             &self.ds_desired,
@@ -180,6 +223,7 @@ impl Metrics {
             &self.ds_missing,
             &self.ds_starting,
             &self.ds_misscheduled,
+            &self.ds_problem_nodes,
             &self.ds_budget_in_use,
         ] {
             family.remove(&labels);
@@ -231,5 +275,64 @@ impl Metrics {
         let mut out = String::new();
         encode(&mut out, &self.registry)?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::admission::classify_refusal;
+    use crate::domain::view::RefusedCreation;
+
+    fn refused(key: &str, message: &str, missing: i64) -> DaemonSetColumn {
+        let mut column = crate::domain::testing::view_column(key);
+        column.missing = missing;
+        column.refused = Some(RefusedCreation {
+            refusal: classify_refusal(message),
+            last_seen: 1,
+        });
+        column
+    }
+
+    #[test]
+    fn a_refused_daemonset_has_one_series_for_its_current_refuser_j() {
+        let m = Metrics::new();
+        m.set_column(&refused(
+            "security/falco",
+            "Error creating: admission webhook \"w.example.com\" denied the request: no",
+            1,
+        ));
+        let text = m.encode().expect("encodes");
+        assert!(
+            text.contains("daemonscope_daemonset_creation_refused{daemonset=\"security/falco\",kind=\"webhook\"} 1\n"),
+            "{text}"
+        );
+        m.set_column(&refused(
+            "security/falco",
+            "violates PodSecurity \"baseline:latest\": privileged",
+            2,
+        ));
+        let text = m.encode().expect("encodes");
+        assert!(
+            !text.contains("kind=\"webhook\""),
+            "the old kind's series is gone: {text}"
+        );
+        assert!(text.contains("kind=\"pod_security\"} 2\n"), "{text}");
+        m.set_column(&crate::domain::testing::view_column("security/falco"));
+        assert!(
+            !m.encode().expect("encodes").contains("creation_refused{"),
+            "refusal over"
+        );
+    }
+
+    #[test]
+    fn label_values_are_escaped_as_the_text_format_asks() {
+        let m = Metrics::new();
+        m.set_column(&refused("ns/a\"b\\c\nd", "garbled", 1));
+        let text = m.encode().expect("encodes");
+        assert!(
+            text.contains("daemonscope_daemonset_creation_refused{daemonset=\"ns/a\\\"b\\\\c\\nd\",kind=\"other\"} 1\n"),
+            "{text}"
+        );
     }
 }

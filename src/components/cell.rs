@@ -5,8 +5,8 @@
 //! (a public contract, issue 3). The state is a signal of its own, so a live change
 //! re-renders this cell only.
 
-use super::state_look::{state_label, state_name, state_symbol};
-use crate::domain::coverage::CellState;
+use super::state_look::{state_label, state_name, state_symbol, WAITING_FOR_DELETION};
+use crate::domain::coverage::{is_problem, CellState, RolloutStand};
 use leptos::prelude::*;
 
 /// A cell of the coverage matrix.
@@ -28,11 +28,26 @@ pub fn MatrixCell(
     /// (roving tabindex). Elsewhere unset: a plain button in the tab order.
     #[prop(optional, into)]
     tab_index: Option<Signal<i32>>,
+    /// The column's rollout stand, where the cell sits in the matrix: sets `data-problem`
+    /// by the one definition ([`is_problem`]) and words an OnDelete outdated cell as waiting
+    /// for deletion (§d.5). Unset elsewhere.
+    #[prop(optional, into)]
+    stand: Option<Signal<RolloutStand>>,
 ) -> impl IntoView {
     let label = {
         let (node, daemonset) = (node.clone(), daemonset.clone());
-        move || format!("{daemonset} on {node}: {}", state_label(state.get()))
+        move || {
+            let s = state.get();
+            let text = match stand.map(|st| st.get()) {
+                Some(RolloutStand::OnDelete) if s == CellState::Outdated => {
+                    format!("{}: {WAITING_FOR_DELETION}", state_name(s))
+                }
+                _ => state_label(s),
+            };
+            format!("{daemonset} on {node}: {text}")
+        }
     };
+    let problem = move || stand.map(|st| is_problem(state.get(), st.get()).to_string());
     let click = {
         let (node, daemonset) = (node.clone(), daemonset.clone());
         move |_| on_select.run((node.clone(), daemonset.clone()))
@@ -44,6 +59,7 @@ pub fn MatrixCell(
             data-node=node
             data-daemonset=daemonset
             data-state=move || state_name(state.get())
+            data-problem=problem
             aria-label=label.clone()
             title=label
             aria-pressed=move || selected.get().to_string()

@@ -5,6 +5,7 @@
 //! volume contents (docs/architecture.md#read-only: no secrets), and `PodSummary` carries none.
 
 use super::fixes::FixPlanView;
+use super::refusal::RefusalView;
 use super::state_look::{state_name, state_phrase, state_symbol};
 use crate::domain::scheduling::{Reason, Rule};
 use crate::domain::view::{CellExplanation, PodSummary};
@@ -133,6 +134,9 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
                 <dt>"shouldContinueRunning"</dt>
                 <dd data-flag="shouldContinueRunning" data-value=e.placement.should_continue_running.to_string()>{e.placement.should_continue_running.to_string()}</dd>
             </dl>
+            {e.refusal.map(|r| view! {
+                <RefusalView refusal=r.refused.refusal nodes=r.nodes nodes_total=r.nodes_total/>
+            })}
             <FixPlanView plan=e.fixes />
             <section aria-label="Reasons">
                 <h3>"Reasons"</h3>

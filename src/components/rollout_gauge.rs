@@ -165,6 +165,8 @@ mod tests {
             misscheduled: 0,
             missing: 0,
             starting: 0,
+            problem_nodes: 0,
+            refused: None,
             strategy,
             surge_mode,
             max_unavailable: mu,

@@ -42,7 +42,7 @@ pub fn state_symbol(state: CellState) -> &'static str {
 pub fn state_phrase(state: CellState) -> &'static str {
     match state {
         CellState::Ready => "ready on the current revision",
-        CellState::Outdated => "running an old revision",
+        CellState::Outdated => "running an old revision (a problem only when the rollout stalls)",
         CellState::Surge => "old and new pod during a surge update",
         CellState::Unready => "pod not ready",
         CellState::Pending => "pod pending",
@@ -52,6 +52,10 @@ pub fn state_phrase(state: CellState) -> &'static str {
         CellState::Excluded => "should not run here",
     }
 }
+
+/// How an `outdated` cell of an OnDelete DaemonSet reads (§d.5): the old pod stays until
+/// someone deletes it; not a problem ([`crate::domain::coverage::is_problem`]).
+pub const WAITING_FOR_DELETION: &str = "old revision, waiting for deletion (OnDelete)";
 
 /// "name: phrase", for accessible labels and tooltips.
 pub fn state_label(state: CellState) -> String {

@@ -243,6 +243,10 @@ async fn metrics_are_prometheus_text_with_per_daemonset_counts_and_watch_state()
         "{body}"
     );
     assert!(
+        body.contains("daemonscope_daemonset_problem_nodes{daemonset=\"kube-system/log\"} 1\n"),
+        "b's missing pod is a problem, the young node's starting one is not: {body}"
+    );
+    assert!(
         body.contains("daemonscope_daemonset_desired{daemonset=\"kube-system/log\"}"),
         "{body}"
     );

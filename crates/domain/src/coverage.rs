@@ -7,10 +7,14 @@
 
 mod explain;
 mod grace;
+mod problem;
+mod refused;
 mod snapshot;
 
 pub use explain::{explain_cell, explain_cell_in_grace, explain_cell_with, pod_summary};
 pub use grace::{human_seconds, NewNodeGrace};
+pub use problem::{is_problem, problem_cells, stands_of, RolloutStand};
+pub use refused::{attribute_refusal, refused_creation, REFUSED_NODES_SHOWN};
 pub(crate) use snapshot::bounded_to;
 pub use snapshot::{
     build_snapshot, column_summary, column_summary_in_grace, node_row, strategy_kind,
@@ -43,6 +47,14 @@ pub const RULES: &[(&str, &str)] = &[
     ("build_snapshot", "§a, §c, §d, §e, §f"),
     ("explain_cell", "§a (reasons and fixes), §c, §d.4"),
     ("pod_summary", "§d.4 (updated)"),
+    (
+        "is_problem",
+        "§d.3 (outdated while a rollout moves), §d.5 (OnDelete waits for deletion), the stall rule (docs/architecture.md#what-counts-as-a-problem)",
+    ),
+    (
+        "refused_creation",
+        "§f (FailedCreate), §j (the API server's refusal, classified)",
+    ),
     (
         "NewNodeGrace",
         "issue 14 item 5 (a daemonscope policy on top of §a.7's missing pod; never changes §a, §c or §e)",
@@ -106,21 +118,6 @@ impl CellState {
             CellState::Misscheduled => 7,
             CellState::Excluded => 8,
         }
-    }
-
-    /// Whether the cell asks for attention: a pod missing, misscheduled, not ready, on an old
-    /// revision or not started. `ready` and `excluded` are settled, `surge` is a rollout
-    /// step in progress and `starting` a new node's first pods, not faults. Why here: the matrix's "only problems" filter and its
-    /// problem count per row must agree with what the legend calls a problem.
-    pub fn is_problem(self) -> bool {
-        matches!(
-            self,
-            CellState::Missing
-                | CellState::Misscheduled
-                | CellState::Unready
-                | CellState::Outdated
-                | CellState::Pending
-        )
     }
 
     /// Whether a daemon pod is on the node in this state (every state but `missing` and

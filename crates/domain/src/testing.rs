@@ -242,6 +242,8 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         misscheduled: 0,
         missing: 0,
         starting: 0,
+        problem_nodes: 0,
+        refused: None,
         strategy: crate::view::StrategyKind::RollingUpdate,
         surge_mode: false,
         max_unavailable: Some(1),

@@ -37,6 +37,11 @@ pub struct DaemonSetColumn {
     /// Cells in state `starting` (should run, no pod yet, on a node within its new-node
     /// grace): counted apart so a scale-up is not reported as missing agents.
     pub starting: i64,
+    /// Nodes whose cell of this column is a problem
+    /// ([`crate::coverage::is_problem`] under the column's rollout stand): what
+    /// `/metrics` exports as `daemonscope_daemonset_problem_nodes`.
+    #[serde(default)]
+    pub problem_nodes: i64,
     /// `spec.updateStrategy.type`.
     pub strategy: StrategyKind,
     /// Resolved budget, None when it cannot be resolved (then `budget_error` says why).
@@ -56,6 +61,30 @@ pub struct DaemonSetColumn {
     /// which keeps the samples. None in offline snapshots.
     #[serde(default)]
     pub pace: Option<RolloutPace>,
+    /// The API server refuses this DaemonSet's pod creations while nodes miss its pod (§j):
+    /// the newest FailedCreate, classified. Filled by the live store, which keeps the events.
+    #[serde(default)]
+    pub refused: Option<RefusedCreation>,
+}
+
+/// A DaemonSet's pod creations refused by the API server (§j): who refused, from the newest
+/// FailedCreate event's message (`crate::admission::classify_refusal`), and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedCreation {
+    pub refusal: crate::admission::Refusal,
+    /// When the event last happened, unix seconds.
+    pub last_seen: i64,
+}
+
+/// A missing cell's refusal, with the nodes it keeps without a pod (the DaemonSet's
+/// `missing` cells, by name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellRefusal {
+    pub refused: RefusedCreation,
+    /// The nodes missing the pod, at most [`crate::coverage::REFUSED_NODES_SHOWN`].
+    pub nodes: Vec<String>,
+    /// How many nodes miss it in all.
+    pub nodes_total: usize,
 }
 
 /// One node row; `cells[i]` is the state for `MatrixSnapshot::daemonsets[i]`.
@@ -158,6 +187,9 @@ pub struct CellExplanation {
     pub pods: Vec<PodSummary>,
     /// What to paste to change this cell: commands and YAML, never run by the dashboard.
     pub fixes: FixPlan,
+    /// A missing cell whose creations the API server refuses: who refuses and where (§j).
+    #[serde(default)]
+    pub refusal: Option<CellRefusal>,
 }
 
 /// What a person can do about a cell that is not what they want: the fixes per blocking rule

@@ -10,6 +10,7 @@ mod discovery;
 pub mod events_v1;
 mod list_version;
 mod patch;
+pub(crate) mod pod_security;
 mod protobuf;
 mod read;
 mod readyz;

@@ -17,6 +17,7 @@ pub mod selector;
 mod snapshot;
 mod typed;
 mod write;
+pub(crate) use write::generated_name;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -94,6 +94,24 @@ impl ClusterState {
             };
             column.pace = Some(crate::domain::view::rollout_pace(&input, log));
         }
+        // §j: who refuses the creations, while nodes miss the pod (the events are kept here).
+        column.refused = crate::domain::coverage::refused_creation(
+            self.failed_creates.get(key).map_or(&[], Vec::as_slice),
+            column.missing,
+        );
+        // A stall (known only here, from the pace) makes outdated cells problems: recount
+        // from the cells the matrix shows, with the one definition.
+        let stand = crate::domain::coverage::RolloutStand::of(&column);
+        if stand == crate::domain::coverage::RolloutStand::Stalled {
+            column.problem_nodes = spans
+                .iter()
+                .filter(|(_, _, gone, _, _)| !gone)
+                .filter(|(node, ..)| {
+                    row_of(node)
+                        .is_some_and(|c| crate::domain::coverage::is_problem(c.state, stand))
+                })
+                .count() as i64;
+        }
         Some(column)
     }
 

@@ -9,6 +9,7 @@ use crate::domain::{PodFacts, TaintEffect};
 mod events;
 mod grace;
 mod pace;
+mod refused;
 mod views;
 
 const NOW: i64 = 1_800_000_000;

@@ -47,7 +47,29 @@ impl ClusterState {
             .get(ds_key)
             .ok_or_else(|| crate::cluster::LookupError::DaemonSetNotFound(ds_key.to_string()))?;
         let pods = self.pods.in_cell(&ds.uid, node);
-        Ok(cells::explain(node_facts, ds, &pods, now, self.grace))
+        let mut explanation = cells::explain(node_facts, ds, &pods, now, self.grace);
+        // §j: a missing pod the API server refuses to create, with the nodes it keeps bare.
+        if let Some(refused) = self.columns.get(ds_key).and_then(|c| c.refused.as_ref()) {
+            let missing: Vec<&str> = self
+                .nodes
+                .keys()
+                .filter(|n| {
+                    self.cells
+                        .get(*n)
+                        .and_then(|r| r.get(ds_key))
+                        .is_some_and(|c| c.state == CellState::Missing)
+                })
+                .map(String::as_str)
+                .collect();
+            crate::domain::coverage::attribute_refusal(
+                &mut explanation,
+                refused,
+                &ds.namespace,
+                &ds.name,
+                &missing,
+            );
+        }
+        Ok(explanation)
     }
 
     /// For each DaemonSet that should not run on `node`, the rule that keeps it off (the node

@@ -6,11 +6,13 @@ use crate::components::banner::{StaleBanner, TopBar};
 use crate::components::cell::MatrixCell;
 use crate::components::events::RecentEvents;
 use crate::components::explanation::ExplanationPanel;
+use crate::components::refusal::RefusalView;
 use crate::components::revision_history::RevisionHistorySection;
 use crate::components::rollout_gauge::RolloutGauge;
 use crate::components::rollout_pace::PacePanel;
 use crate::components::state_look::{state_name, state_symbol, ALL_STATES};
 use crate::components::tolerations::TolerationList;
+use crate::domain::coverage::{CellState, REFUSED_NODES_SHOWN};
 use crate::domain::view::{EventScope, StateCounts};
 use crate::links;
 use crate::live_client::{Feed, HeldView, LiveHub};
@@ -197,6 +199,20 @@ pub(super) fn DaemonSetView(
                     <RolloutGauge column=column/>
                 </div>
             </div>
+            {move || {
+                column.get().refused.map(|r| {
+                    // The nodes this view lists as missing (every missing node is worth a row).
+                    let nodes: Vec<String> = rows.with(|rs| {
+                        rs.iter()
+                            .filter(|row| row.state.get() == CellState::Missing)
+                            .take(REFUSED_NODES_SHOWN)
+                            .map(|row| row.node.clone())
+                            .collect()
+                    });
+                    let total = usize::try_from(column.with(|c| c.missing)).unwrap_or(0).max(nodes.len());
+                    view! { <RefusalView refusal=r.refusal nodes=nodes nodes_total=total/> }
+                })
+            }}
             <PacePanel column=column tick=age_tick/>
             <section aria-label="Rollout progress">
                 <h2>

@@ -52,6 +52,8 @@ pub struct WindowInfo {
     pub problems_only: bool,
     /// Nodes with a problem cell in the whole cluster.
     pub problem_nodes: usize,
+    /// DaemonSets whose creations the API server refuses (§j).
+    pub refused_daemonsets: usize,
     /// DaemonSets in the cluster (the view may show fewer columns).
     pub daemonsets: usize,
 }
@@ -81,6 +83,7 @@ fn info_of(w: &MatrixWindow) -> WindowInfo {
         shown: w.rows.len(),
         problems_only: w.problems_only,
         problem_nodes: w.problem_nodes,
+        refused_daemonsets: w.refused_daemonsets,
         daemonsets: w.total_daemonsets,
     }
 }

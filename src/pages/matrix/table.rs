@@ -9,7 +9,7 @@ use crate::components::node_badges::NodeBadges;
 use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
 use crate::components::rollout_pace::PaceBadge;
 use crate::components::state_look::{state_name, ALL_STATES};
-use crate::domain::coverage::CellState;
+use crate::domain::coverage::{is_problem, CellState, RolloutStand};
 use crate::domain::view::StateCounts;
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -35,11 +35,12 @@ impl Line {
         match self {
             Line::Group(g, epoch) => (
                 format!(
-                    "group\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}",
+                    "group\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}",
                     g.token(),
                     g.continued,
                     g.collapsed,
                     g.nodes,
+                    g.problems,
                     g.columns
                 ),
                 *epoch,
@@ -83,7 +84,10 @@ fn counts_title(counts: &StateCounts) -> String {
 /// A group's header row: its value, size and problems, and per DaemonSet the problem cells
 /// (the count, coloured by the worst state) or a check when all is well. The name is a link
 /// that collapses or expands the group (in the URL, so a collapsed view can be shared).
-fn group_row(g: &GroupHeader, query: &MatrixQuery) -> impl IntoView {
+/// `stands[i]` is column `i`'s rollout stand: its problem figure uses the one definition
+/// ([`crate::domain::coverage::is_problem`]). A stall changes the header's `problems`, which
+/// is in the line's key, so the header is rebuilt with the new stands.
+fn group_row(g: &GroupHeader, query: &MatrixQuery, stands: &[RolloutStand]) -> impl IntoView {
     let value = g
         .value
         .clone()
@@ -108,14 +112,16 @@ fn group_row(g: &GroupHeader, query: &MatrixQuery) -> impl IntoView {
     let cells = g
         .columns
         .iter()
-        .map(|counts| {
+        .enumerate()
+        .map(|(i, counts)| {
+            let stand = stands.get(i).copied().unwrap_or(RolloutStand::Moving);
             let worst = ALL_STATES
                 .iter()
                 .rev()
                 .copied()
-                .filter(|s| s.is_problem())
+                .filter(|s| is_problem(*s, stand))
                 .find(|s| counts.get(*s) > 0);
-            let problems: usize = counts.iter().filter(|(s, _)| s.is_problem()).map(|(_, n)| n).sum();
+            let problems: usize = counts.iter().filter(|(s, _)| is_problem(*s, stand)).map(|(_, n)| n).sum();
             let shown = match worst {
                 Some(_) => problems.to_string(),
                 None if counts.get(CellState::Ready) + counts.get(CellState::Surge) > 0 => "✓".to_string(),
@@ -257,7 +263,10 @@ pub fn MatrixTable(
                         children=move |line: Line| match line {
                             Line::Group(g, epoch) => {
                                 let _ = epoch;
-                                Either::Left(group_row(&g, &query))
+                                let stands: Vec<RolloutStand> = model
+                                    .columns
+                                    .with_untracked(|cs| cs.iter().map(|c| c.col.with_untracked(RolloutStand::of)).collect());
+                                Either::Left(group_row(&g, &query, &stands))
                             }
                             Line::Row(r) => {
                                 let sel = sel.clone();
@@ -271,6 +280,12 @@ pub fn MatrixTable(
                                         let tab_index = Signal::derive(move || {
                                             if tab_stop.with(|s| *s == stop_me) { 0 } else { -1 }
                                         });
+                                        let col = model
+                                            .columns
+                                            .with_untracked(|cs| cs.iter().find(|c| &c.key == key).map(|c| c.col));
+                                        let stand = Signal::derive(move || {
+                                            col.map_or(RolloutStand::Moving, |c| c.with(RolloutStand::of))
+                                        });
                                         let mark_key = (r.name.clone(), key.clone());
                                         let mark = move || {
                                             marks.and_then(|m| m.0.with(|map| map.get(&mark_key).map(|o| o.slug())))
@@ -282,6 +297,7 @@ pub fn MatrixTable(
                                                     node=r.name.clone()
                                                     daemonset=key.clone()
                                                     state=*state
+                                                    stand=stand
                                                     selected=Signal::derive(move || sel.selected(&me))
                                                     on_select=on_select
                                                 />

@@ -76,6 +76,18 @@ pub fn Glance(model: MatrixModel) -> impl IntoView {
                 Either::Right(view! { <a class="glance-bad" data-testid="glance-problems" href=problem_href.clone()>{text}</a> })
             }
         }}
+        {move || {
+            // §j: DaemonSets whose pod creations the API server refuses; the missing cells
+            // explain who refuses.
+            let n = model.info.get().refused_daemonsets;
+            (n > 0).then(|| {
+                let text = format!("{} with refused creations", plural(n, "DaemonSet"));
+                view! {
+                    " · "
+                    <a class="glance-bad" data-testid="glance-refused" href="?state=missing" title="The API server refuses their pod creations: open a missing cell for who refuses and why">{text}</a>
+                }
+            })
+        }}
     }
 }
 

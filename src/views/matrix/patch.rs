@@ -37,6 +37,9 @@ pub struct WindowFigures {
     pub total_nodes: usize,
     pub matched_nodes: usize,
     pub problem_nodes: usize,
+    /// DaemonSets whose creations the API server refuses (§j).
+    #[serde(default)]
+    pub refused_daemonsets: usize,
     pub total_daemonsets: usize,
     pub page: usize,
     pub pages: usize,
@@ -51,6 +54,7 @@ impl WindowFigures {
             total_nodes: w.total_nodes,
             matched_nodes: w.matched_nodes,
             problem_nodes: w.problem_nodes,
+            refused_daemonsets: w.refused_daemonsets,
             total_daemonsets: w.total_daemonsets,
             page: w.page,
             pages: w.pages,
@@ -64,6 +68,7 @@ impl WindowFigures {
         w.total_nodes = self.total_nodes;
         w.matched_nodes = self.matched_nodes;
         w.problem_nodes = self.problem_nodes;
+        w.refused_daemonsets = self.refused_daemonsets;
         w.total_daemonsets = self.total_daemonsets;
         w.page = self.page;
         w.pages = self.pages;

@@ -5,6 +5,7 @@
 //! same function serves the server render and the browser's live copy, so both agree.
 
 use super::query::{group_token, GroupChoice, MatrixQuery, RowSort};
+use crate::domain::coverage::{problem_cells, stands_of, RolloutStand};
 use crate::domain::names::{POOL_LABELS, ZONE_LABEL};
 use crate::domain::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, ResourceHealth, StateCounts};
 use serde::{Deserialize, Serialize};
@@ -17,9 +18,10 @@ pub const PAGE_SIZE: usize = 50;
 /// 5,000 healthy rows hide the few that need attention.
 pub const PROBLEMS_BY_DEFAULT_ABOVE: usize = 200;
 
-/// Problem cells in a row ([`crate::domain::coverage::CellState::is_problem`]).
-pub fn problem_count(row: &NodeRow) -> usize {
-    row.cells.iter().filter(|c| c.is_problem()).count()
+/// Problem cells in a row, each under its column's rollout stand
+/// ([`crate::domain::coverage::is_problem`], the one definition).
+pub fn problem_count(row: &NodeRow, stands: &[RolloutStand]) -> usize {
+    problem_cells(&row.cells, stands)
 }
 
 /// One group's header: the label value, its size and its problems per DaemonSet column.
@@ -29,7 +31,7 @@ pub struct GroupHeader {
     pub value: Option<String>,
     /// Nodes in the group that pass the filters (collapsed or not).
     pub nodes: usize,
-    /// Problem cells in the group ([`crate::domain::coverage::CellState::is_problem`]).
+    /// Problem cells in the group ([`crate::domain::coverage::is_problem`]).
     pub problems: usize,
     /// Cells per state, one entry per DaemonSet column (the header's per-column figures).
     pub columns: Vec<StateCounts>,
@@ -73,6 +75,10 @@ pub struct MatrixWindow {
     pub matched_nodes: usize,
     /// Nodes with at least one problem cell, in the whole cluster (header figure).
     pub problem_nodes: usize,
+    /// DaemonSets whose pod creations the API server refuses while nodes miss their pod
+    /// (§j), in the whole cluster (header figure).
+    #[serde(default)]
+    pub refused_daemonsets: usize,
     /// DaemonSets in the cluster (header figure), however many columns the view shows.
     pub total_daemonsets: usize,
     /// The page shown (1-based, after clamping).
@@ -190,6 +196,7 @@ pub fn cut_window_with(
     let needle = query.q.to_lowercase();
     // Someone who types a node's name is looking for that node, healthy or not: the default
     // "only problems" gives way to a name filter (an explicit `problems=1` still applies).
+    let stands = stands_of(&snapshot.daemonsets);
     let problems_only = query
         .problems
         .unwrap_or(snapshot.nodes.len() > PROBLEMS_BY_DEFAULT_ABOVE && needle.is_empty());
@@ -202,13 +209,13 @@ pub fn cut_window_with(
             None => true,
             Some(state) => row.cells.contains(&state),
         })
-        .filter(|row| !problems_only || row.cells.iter().any(|c| c.is_problem()))
+        .filter(|row| !problems_only || problem_count(row, &stands) > 0)
         .collect();
     match query.sort {
         RowSort::Name => matched.sort_by(|a, b| a.name.cmp(&b.name)),
         RowSort::Problems => matched.sort_by(|a, b| {
-            problem_count(b)
-                .cmp(&problem_count(a))
+            problem_count(b, &stands)
+                .cmp(&problem_count(a, &stands))
                 .then_with(|| a.name.cmp(&b.name))
         }),
     }
@@ -257,7 +264,7 @@ pub fn cut_window_with(
             let header = GroupHeader {
                 value: value.map(str::to_string),
                 nodes: members.len(),
-                problems: members.iter().map(|r| problem_count(r)).sum(),
+                problems: members.iter().map(|r| problem_count(r, &stands)).sum(),
                 columns,
                 collapsed: collapsed.contains(group_token(value).as_str()),
                 at_row: 0,
@@ -325,10 +332,17 @@ pub fn cut_window_with(
         health: all.health.clone(),
         total_nodes: snapshot.nodes.len(),
         matched_nodes: matched.len(),
-        problem_nodes: all
-            .nodes
+        problem_nodes: {
+            let stands = stands_of(&all.daemonsets);
+            all.nodes
+                .iter()
+                .filter(|r| problem_count(r, &stands) > 0)
+                .count()
+        },
+        refused_daemonsets: all
+            .daemonsets
             .iter()
-            .filter(|r| r.cells.iter().any(|c| c.is_problem()))
+            .filter(|c| c.refused.is_some())
             .count(),
         total_daemonsets: all.daemonsets.len(),
         page,

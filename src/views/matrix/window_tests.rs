@@ -247,27 +247,6 @@ fn above_two_hundred_nodes_only_problems_show_unless_asked_otherwise() {
 }
 
 #[test]
-fn every_problem_state_counts_and_settled_or_surging_cells_do_not() {
-    use CellState::*;
-    let s = snapshot(vec![
-        row("fine", &[Ready, Excluded, Surge]),
-        row("old", &[Outdated]),
-        row("lost", &[Missing]),
-        row("wrong", &[Misscheduled]),
-        row("sick", &[Unready]),
-        row("slow", &[Pending]),
-    ]);
-    let w = cut_window(
-        &s,
-        &MatrixQuery {
-            problems: Some(true),
-            ..Default::default()
-        },
-    );
-    assert_eq!(names(&w), ["lost", "old", "sick", "slow", "wrong"]);
-}
-
-#[test]
 fn sorting_by_problems_puts_the_worst_node_first_then_names() {
     use CellState::*;
     let s = snapshot(vec![
@@ -489,3 +468,7 @@ fn a_daemonset_filter_shows_its_columns_and_filters_rows_by_their_cells_only() {
         none.notes
     );
 }
+
+/// What counts as a problem, per column ([`crate::domain::coverage::is_problem`]).
+#[path = "window_problem_tests.rs"]
+mod problems;

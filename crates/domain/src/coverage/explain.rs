@@ -89,6 +89,7 @@ fn explained(
         placement,
         pods,
         fixes,
+        refusal: None,
     }
 }
 
@@ -215,9 +216,11 @@ fn summary(
         CellState::Outdated => {
             let hash = first.map_or("", |p| p.revision_hash.as_str());
             if matches!(ds.strategy, UpdateStrategy::RollingUpdate { .. }) {
-                format!("Should run here; the pod runs an old revision ({hash}) and is replaced as the rolling update reaches this node.")
+                format!("Should run here; the pod runs an old revision ({hash}) and is replaced as the rolling update reaches this node (a problem only if the rollout stalls).")
+            } else if matches!(ds.strategy, UpdateStrategy::OnDelete) {
+                format!("Waiting for deletion: the pod runs an old revision ({hash}) and, with OnDelete, is replaced only when someone deletes it (kubectl delete pod); not a problem.")
             } else {
-                format!("Should run here; the pod runs an old revision ({hash}). With OnDelete it is replaced only when someone deletes it.")
+                format!("Should run here; the pod runs an old revision ({hash}), and this update strategy replaces nothing by itself.")
             }
         }
         CellState::Unready => {

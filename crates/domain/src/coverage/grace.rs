@@ -145,10 +145,16 @@ mod tests {
     #[test]
     fn starting_is_not_a_problem_and_sits_beside_pending_in_the_legend() {
         assert!(
-            !CellState::Starting.is_problem(),
+            !crate::coverage::is_problem(
+                CellState::Starting,
+                crate::coverage::RolloutStand::Moving
+            ),
             "a scale-up must not raise problems"
         );
-        assert!(CellState::Missing.is_problem());
+        assert!(crate::coverage::is_problem(
+            CellState::Missing,
+            crate::coverage::RolloutStand::Moving
+        ));
         let at = CellState::Starting.index();
         assert_eq!(CellState::ALL[at], CellState::Starting);
         assert_eq!(CellState::ALL[at - 1], CellState::Pending);

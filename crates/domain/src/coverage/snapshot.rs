@@ -1,6 +1,8 @@
 //! The whole matrix (`MatrixSnapshot`), one column summary, one node row.
 
-use super::{cell_state_from, group_pods, is_counted, CellState, NewNodeGrace};
+use super::{
+    cell_state_from, group_pods, is_counted, is_problem, CellState, NewNodeGrace, RolloutStand,
+};
 use crate::controller::budget_in_use;
 use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, TaintEffect, UpdateStrategy};
 use crate::rollout::{compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot};
@@ -136,7 +138,7 @@ pub fn column_summary_in_grace(
         _ => (None, None, 0),
     };
     let verdict = kubectl_rollout_status(ds);
-    DaemonSetColumn {
+    let mut column = DaemonSetColumn {
         key: ds.key(),
         namespace: ds.namespace.clone(),
         name: ds.name.clone(),
@@ -157,7 +159,25 @@ pub fn column_summary_in_grace(
         rollout_done: verdict.done,
         rollout_error: verdict.error,
         pace: None,
-    }
+        problem_nodes: 0,
+        refused: None,
+    };
+    // The one definition of a problem, under the column's stand (no pace here: a stall is
+    // the live store's to know, and it recounts then).
+    let stand = RolloutStand::of(&column);
+    column.problem_nodes = slots
+        .iter()
+        .filter(|s| !s.gone)
+        .map(|s| {
+            let state = cell_state_from(s.should_run, ds, s.pods, now);
+            match state {
+                CellState::Missing if young(s.node) => CellState::Starting,
+                other => other,
+            }
+        })
+        .filter(|state| is_problem(*state, stand))
+        .count() as i64;
+    column
 }
 
 /// `spec.updateStrategy.type` for the page; an unknown type's text is bounded in length.

@@ -52,6 +52,21 @@ impl ApiError {
         ApiError { code: 415, reason: "UnsupportedMediaType", message: format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got {content_type:?})"), details: None }
     }
 
+    /// 403 Forbidden from an admission plugin (`admission.NewForbidden`):
+    /// `RESOURCE "NAME" is forbidden: CAUSE`, details naming the object.
+    pub fn forbidden(kind: Kind, name: &str, cause: &str) -> ApiError {
+        let resource = match kind.group() {
+            "" => kind.plural().to_string(),
+            group => format!("{}.{group}", kind.plural()),
+        };
+        ApiError {
+            code: 403,
+            reason: "Forbidden",
+            message: format!("{resource} {name:?} is forbidden: {cause}"),
+            details: Some(json!({"name": name, "group": kind.group(), "kind": kind.plural()})),
+        }
+    }
+
     /// 422 Invalid.
     pub fn invalid(kind: Kind, name: &str, message: impl Into<String>) -> ApiError {
         ApiError {

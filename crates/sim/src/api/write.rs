@@ -117,6 +117,22 @@ pub fn create(
     let (mut obj, warnings) = validate::normalize(rp.kind, &obj, directive)?;
     super::admission::admit_create(rp.kind, &mut obj);
     crate::validation::check(rp.kind, &obj)?;
+    // Validating admission after validation, as kube-apiserver orders them: Pod Security (§j.3).
+    if rp.kind == Kind::Pod {
+        if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
+            let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+            if let Some(message) = super::pod_security::refusal(&state.store, &namespace, &pod) {
+                let cause = message
+                    .split_once(" is forbidden: ")
+                    .map_or(message.as_str(), |(_, c)| c);
+                let name = message
+                    .split_once('"')
+                    .and_then(|(_, rest)| rest.split_once('"'))
+                    .map_or("Unknown", |(name, _)| name);
+                return Err(ApiError::forbidden(rp.kind, name, cause));
+            }
+        }
+    }
     if params.dry_run {
         let response = json_response(StatusCode::CREATED, obj.to_string());
         return Ok(with_warnings(response, &warnings));

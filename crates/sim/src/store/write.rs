@@ -324,3 +324,14 @@ impl Store {
         Ok(stored)
     }
 }
+
+/// A name as the API server generates it from `generateName`: the prefix (cut to fit) and
+/// five random characters. Why public to the crate: admission names an object by its
+/// generated name (kube-apiserver generates it before admission), as Pod Security does.
+pub(crate) fn generated_name(generate_name: &str) -> String {
+    format!(
+        "{}{}",
+        names::generated_name_prefix(generate_name),
+        object::random_suffix()
+    )
+}

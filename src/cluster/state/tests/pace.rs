@@ -168,3 +168,63 @@ fn while_a_watcher_is_down_time_alone_does_not_make_a_rollout_stalled() {
         "live again: the stall shows"
     );
 }
+
+static PROBLEM_NOW: AtomicI64 = AtomicI64::new(NOW);
+
+#[test]
+fn outdated_cells_count_as_problems_once_the_rollout_stalls() {
+    // docs/architecture.md#what-counts-as-a-problem: c's old revision is the rollout moving
+    // (§d.3) until the stall threshold passes with no progress; b's pod (terminating on a
+    // NotReady node) is pending, a problem throughout.
+    let mut s = ClusterState::with_clock("test", Clock::new(|| PROBLEM_NOW.load(Ordering::SeqCst)))
+        .with_stall_after(120);
+    let mut not_ready = node("b");
+    not_ready.ready = Some(false);
+    s.replace(
+        &Scope::Nodes,
+        vec![
+            Projection::Node(node("a")),
+            Projection::Node(not_ready),
+            Projection::Node(node("c")),
+        ],
+    );
+    s.replace(
+        &Scope::DaemonSets(None),
+        vec![Projection::DaemonSet(DaemonSetFacts {
+            strategy: crate::domain::testing::ds_budget(1, 0).strategy,
+            ..ds("log")
+        })],
+    );
+    s.replace(
+        &Scope::Revisions(None),
+        vec![
+            Projection::Revision(revision("log", 1, "h1")),
+            Projection::Revision(revision("log", 2, "h2")),
+        ],
+    );
+    let old_b = PodFacts {
+        ready: false,
+        ready_since: None,
+        terminating: true,
+        ..pod("log", "b", "h1")
+    };
+    s.replace(
+        &Scope::Pods(None),
+        vec![
+            Projection::Pod(pod("log", "a", "h2")),
+            Projection::Pod(old_b),
+            Projection::Pod(pod("log", "c", "h1")),
+        ],
+    );
+    let problems = |s: &ClusterState| s.column("kube-system/log").map(|c| c.problem_nodes);
+    assert_eq!(problems(&s), Some(1), "moving: only b");
+    PROBLEM_NOW.store(NOW + 120, Ordering::SeqCst);
+    s.mark_time_dependent();
+    s.flush_columns();
+    assert!(pace_of(&s).stalled_since.is_some());
+    assert_eq!(
+        problems(&s),
+        Some(2),
+        "stalled: c's outdated cell is a problem too"
+    );
+}

@@ -115,6 +115,11 @@ fn explanations_summarise_the_cell_and_list_the_fixes() {
     let old = [pod("a").old()];
     let e = explain_cell_with(&node("n1"), placed(true, true), &on_delete, &[&old[0]], 100);
     assert!(e.summary.contains("OnDelete"), "§d.5 {}", e.summary);
+    assert!(
+        e.summary.starts_with("Waiting for deletion"),
+        "§d.5 an OnDelete outdated pod reads as waiting for deletion: {}",
+        e.summary
+    );
 }
 
 #[test]

@@ -71,6 +71,15 @@ fn column_summary_mirrors_status_budget_and_verdict() {
         col.budget_in_use, 1,
         "§d.3 the node without a pod uses the budget"
     );
+    assert_eq!(
+        col.problem_nodes, 2,
+        "misscheduled n3 and missing n4; §d.3 n1's old revision is the rollout moving"
+    );
+    assert_eq!(
+        column_summary_in_grace(&d, &slots, 100, &|n| n == "n4").problem_nodes,
+        1,
+        "a young node's missing pod is starting, not a problem"
+    );
     assert_eq!(col.strategy.as_str(), "RollingUpdate");
     assert_eq!(col.key, "kube-system/agent");
     assert_eq!(

@@ -139,10 +139,15 @@ impl Syncer {
                 }
                 let result = match self.settings.blocked(namespace, &facts.name, &node) {
                     Some(message) => Err(message.to_string()),
-                    None => self
-                        .store
-                        .create(new_pod(ds, &node, hash, &tolerations))
-                        .map_err(|e| e.to_string()),
+                    None => {
+                        let pod = new_pod(ds, &node, hash, &tolerations);
+                        // §j.3: Pod Security admission, as kube-apiserver runs it on the
+                        // controller's create.
+                        match crate::api::pod_security::refusal(&self.store, namespace, &pod) {
+                            Some(message) => Err(message),
+                            None => self.store.create(pod).map_err(|e| e.to_string()),
+                        }
+                    }
                 };
                 match result {
                     Ok(pod) => {
