@@ -8,6 +8,7 @@
 // dev-dependencies are not its to judge).
 #![cfg_attr(not(test), deny(unused_crate_dependencies))]
 
+pub mod alerts;
 pub mod controller;
 pub mod coverage;
 pub mod facts;

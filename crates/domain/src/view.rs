@@ -56,6 +56,11 @@ pub struct DaemonSetColumn {
     /// which keeps the samples. None in offline snapshots.
     #[serde(default)]
     pub pace: Option<RolloutPace>,
+    /// Nodes without a running pod past the new-node grace, by cause (what the alert metrics
+    /// carry, [`crate::alerts::missing_causes`]); filled by the live store, which holds the
+    /// nodes' readiness and the FailedCreate events. None in offline snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_causes: Option<crate::alerts::MissingCauses>,
 }
 
 /// One node row; `cells[i]` is the state for `MatrixSnapshot::daemonsets[i]`.

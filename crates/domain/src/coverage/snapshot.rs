@@ -157,6 +157,7 @@ pub fn column_summary_in_grace(
         rollout_done: verdict.done,
         rollout_error: verdict.error,
         pace: None,
+        missing_causes: None,
     }
 }
 
