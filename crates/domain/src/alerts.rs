@@ -167,19 +167,26 @@ pub fn stall_cause_label(cause: &StallCause) -> &'static str {
 /// A rollout as the alerts see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RolloutSignal {
-    /// No RollingUpdate pace, or §e done: nothing to watch.
+    /// No RollingUpdate pace, §e done, or incomplete with nothing moving and not yet stalled
+    /// (a node that never got its pod, as the demo's falco: a coverage gap, not a rollout).
     Idle,
-    /// Incomplete and moving (no stall yet): coverage alerts stay silent.
+    /// Incomplete, not stalled, and moving: pods in flight (new ones starting, old ones
+    /// terminating) or progress within the pace window. Coverage alerts stay silent.
     Progressing,
     /// No progress for the stall threshold: the stall alert fires with the causes.
     Stalled,
 }
 
-/// The signal of a column's pace (None for OnDelete and offline snapshots).
+/// The signal of a column's pace (None for OnDelete and offline snapshots). Why "moving"
+/// and not just "incomplete": §e calls a rollout incomplete while one node lacks its pod for
+/// any reason, and silencing the coverage alert for that would hide a refused pod for the
+/// whole stall threshold.
 pub fn rollout_signal(pace: Option<&RolloutPace>) -> RolloutSignal {
     match pace {
         Some(p) if !p.complete && p.stalled_since.is_some() => RolloutSignal::Stalled,
-        Some(p) if !p.complete => RolloutSignal::Progressing,
+        Some(p) if !p.complete && (p.in_flight_total > 0 || p.per_minute_tenths > Some(0)) => {
+            RolloutSignal::Progressing
+        }
         _ => RolloutSignal::Idle,
     }
 }

@@ -199,9 +199,31 @@ fn a_rollout_is_idle_progressing_or_stalled_e() {
         RolloutSignal::Idle,
         "§e done"
     );
+    let mut moving = pace(false, false, vec![]);
+    moving.in_flight_total = 2;
+    assert_eq!(
+        rollout_signal(Some(&moving)),
+        RolloutSignal::Progressing,
+        "pods in flight"
+    );
+    moving.in_flight_total = 0;
+    moving.per_minute_tenths = Some(5);
+    assert_eq!(
+        rollout_signal(Some(&moving)),
+        RolloutSignal::Progressing,
+        "moved within the window"
+    );
+    let mut gap = pace(false, false, vec![]);
+    gap.per_minute_tenths = Some(0);
+    assert_eq!(
+        rollout_signal(Some(&gap)),
+        RolloutSignal::Idle,
+        "incomplete (§e) with nothing moving: a coverage gap, not a rollout"
+    );
     assert_eq!(
         rollout_signal(Some(&pace(false, false, vec![]))),
-        RolloutSignal::Progressing
+        RolloutSignal::Idle,
+        "no rate known, nothing in flight"
     );
     assert_eq!(
         rollout_signal(Some(&pace(false, true, vec![StallCause::Unexplained]))),

@@ -37,7 +37,8 @@ fn pace(complete: bool, stalled_since: Option<i64>, causes: Vec<StallCause>) -> 
         window_seconds: 600,
         causes,
         in_flight: Vec::new(),
-        in_flight_total: 0,
+        // An incomplete rollout moves: a pod in flight.
+        in_flight_total: usize::from(!complete),
     }
 }
 
@@ -105,6 +106,15 @@ fn a_progressing_rollout_is_progressing_with_no_stall_cause() {
         samples(&text(&[done]), "daemonscope_daemonset_rollout_progressing"),
         ["daemonscope_daemonset_rollout_progressing{daemonset=\"ns/done\"} 0"],
         "§e complete: not progressing"
+    );
+    let mut gap = view_column("ns/gap");
+    let mut still = pace(false, None, vec![]);
+    still.in_flight_total = 0;
+    gap.pace = Some(still);
+    assert_eq!(
+        samples(&text(&[gap]), "daemonscope_daemonset_rollout_progressing"),
+        ["daemonscope_daemonset_rollout_progressing{daemonset=\"ns/gap\"} 0"],
+        "incomplete with nothing moving (the demo's refused falco): not progressing"
     );
 }
 
