@@ -1,7 +1,8 @@
 //! The alerting contract of `deploy/prometheus/` (issue 25 item 4): the PrometheusRule is the
 //! plain rules file wrapped, every series the rules and the Grafana dashboard read is on the
 //! demo's real `/metrics` (a rename cannot silently break an alert), the demo's situations
-//! carry their causes there, and every dashboard query is PromQL that promtool accepts.
+//! carry their causes there, every series served is documented in the README, and every
+//! dashboard query is PromQL that promtool accepts.
 //! (`promtool test rules` runs the rules' own unit tests: `make test-alerts`.)
 
 use std::collections::BTreeSet;
@@ -234,6 +235,17 @@ fn every_series_the_rules_and_the_dashboard_read_is_on_the_demos_metrics() {
         ),
         Some(1.0),
         "the demo's maxUnavailable 1"
+    );
+    let readme = read("README.md");
+    let undocumented: Vec<&str> = metrics
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|name| !readme.contains(&format!("`{name}")))
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "README's Alerts and metrics table lacks {undocumented:?}"
     );
     assert!(
         !metrics.contains("cluster=\""),
