@@ -20,10 +20,13 @@ WASM_FLAGS := -p daemonscope --lib --target wasm32-unknown-unknown --no-default-
 TOOLS := $(CURDIR)/.tools
 export PATH := $(HOME)/.cargo/bin:$(TOOLS)/bin:$(PATH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium
+# prometheus: for its promtool (`make test-alerts`); Debian's 2.42 package, 18 s to install here
+# (README, Alerts and metrics, says why not a build from the Go module proxy). Installed with
+# --no-install-recommends; on a machine run by systemd its prometheus service starts too.
+APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium prometheus
 
-.PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s ship image image-debug deploy-manifests build build-wasm wasm-compile build-server site \
-	run test test-build test-one-binary test-rust test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
+.PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s ship image image-debug deploy-manifests prometheus-rule build build-wasm wasm-compile build-server site \
+	run test test-build test-one-binary test-rust test-alerts test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
 
 help:
 	@echo "make run    build and serve the dashboard on the demo cluster at http://127.0.0.1:3000"
@@ -31,6 +34,7 @@ help:
 	@echo "make test-k8s  only the suites against Kubernetes v1.37.2's own control plane (built by make k8s)"
 	@echo "make image  the OCI image (target/image: OCI layout and tarball) without a container engine"
 	@echo "make deploy-manifests  deploy/*.yaml from the Helm chart (deploy/helm/daemonscope)"
+	@echo "make test-alerts  promtool on deploy/prometheus (rules check and unit tests)"
 	@echo "make release / make wasm-size / make bench / make fuzz (FUZZ_SECONDS per target)"
 
 ## ---- installation (idempotent; seconds when everything is present) ----
@@ -132,6 +136,10 @@ image-debug: build-server site ship
 deploy-manifests: ship
 	tools/ship/manifests.sh deploy
 
+# The PrometheusRule is the plain rules file wrapped (tests/it/alert_rules.rs checks it).
+prometheus-rule:
+	tools/prometheus-rule.sh > deploy/prometheus/prometheusrule.yaml
+
 ## ---- build ----
 
 build: build-wasm build-server site
@@ -191,7 +199,7 @@ run: deps-apt deps-rust build
 test: deps-apt deps-toolchain deps-npm deps-kubectl
 	$(MAKE) -j4 k8s ship build test-build
 	$(MAKE) test-one-binary
-	$(MAKE) -j2 test-rust lint
+	$(MAKE) -j2 test-rust lint test-alerts
 	$(MAKE) test-e2e
 	@echo "all tests passed"
 
@@ -212,6 +220,11 @@ test-one-binary:
 	cp target/debug/daemonscope $(ONE_BINARY)
 	+cargo build --features ssr --bin daemonscope
 	tools/one-binary-check.sh $(ONE_BINARY) target/debug/daemonscope $(SITE)
+
+# The alert rules: syntax, then their unit tests on the demo's situations (well under a second).
+test-alerts: deps-apt
+	promtool check rules deploy/prometheus/daemonscope-rules.yaml
+	promtool test rules deploy/prometheus/tests/*.yaml
 
 test-rust:
 	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr

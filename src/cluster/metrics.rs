@@ -12,6 +12,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
+mod causes;
+
 type Labels = Vec<(&'static str, String)>;
 
 /// Every metric the dashboard exports, with the registry that encodes them.
@@ -34,6 +36,9 @@ pub struct Metrics {
     live_clients: Gauge,
     cluster_reachable: Family<Labels, Gauge>,
     live_resnapshots: Family<Labels, Counter>,
+    /// The series the alert rules read: budget, rollout progress and stall causes, missing
+    /// causes (`metrics/causes.rs`).
+    causes: causes::CauseMetrics,
 }
 
 impl Default for Metrics {
@@ -80,6 +85,7 @@ impl Metrics {
             live_clients: Gauge::default(),
             cluster_reachable: Family::default(),
             live_resnapshots: Family::default(),
+            causes: causes::CauseMetrics::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -162,6 +168,7 @@ impl Metrics {
             "1 when the cluster can be read now; 0 with the cause (apiserver_unreachable, storage_unavailable, apiserver_not_ready, watch_silent)",
             m.cluster_reachable.clone(),
         );
+        m.causes.register(&mut registry);
         m.cluster_reachable
             .get_or_create(&vec![("cause", "none".to_string())])
             .set(1);
@@ -203,6 +210,7 @@ impl Metrics {
                 .get_or_create(&refused_labels(&column.key, refused.refusal.kind))
                 .set(column.missing);
         }
+        self.causes.set_column(column);
     }
 
     /// Removes a DaemonSet's `creation_refused` series, of every kind.
@@ -228,6 +236,7 @@ impl Metrics {
         ] {
             family.remove(&labels);
         }
+        self.causes.remove_column(key);
     }
 
     /// Records whether a watcher is synced.

@@ -177,6 +177,7 @@ mod tests {
             rollout_done: false,
             rollout_error: None,
             pace: None,
+            missing_causes: None,
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod support;
 
+mod alert_rules;
 mod cli;
 mod cli_hardening;
 mod docs_citations;

@@ -9,6 +9,7 @@
 #![cfg_attr(not(test), deny(unused_crate_dependencies))]
 
 pub mod admission;
+pub mod alerts;
 pub mod controller;
 pub mod coverage;
 pub mod facts;

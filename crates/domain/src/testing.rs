@@ -254,6 +254,7 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         rollout_done: true,
         rollout_error: None,
         pace: None,
+        missing_causes: None,
     }
 }
 

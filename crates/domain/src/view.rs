@@ -65,6 +65,11 @@ pub struct DaemonSetColumn {
     /// the newest FailedCreate, classified. Filled by the live store, which keeps the events.
     #[serde(default)]
     pub refused: Option<RefusedCreation>,
+    /// Nodes without a running pod past the new-node grace, by cause (what the alert metrics
+    /// carry, [`crate::alerts::missing_causes`]); filled by the live store, which holds the
+    /// nodes' readiness and the FailedCreate events. None in offline snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_causes: Option<crate::alerts::MissingCauses>,
 }
 
 /// A DaemonSet's pod creations refused by the API server (§j): who refused, from the newest

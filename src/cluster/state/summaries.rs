@@ -68,6 +68,22 @@ impl ClusterState {
         let row_of = |node: &str| self.cells.get(node).and_then(|r| r.get(key));
         let starting = |node: &str| row_of(node).is_some_and(|c| c.state == CellState::Starting);
         let mut column = cells::column(ds, &slots, now, &starting);
+        let young = |name: &str| {
+            self.nodes
+                .get(name)
+                .is_some_and(|n| self.grace.covers(n.created, now))
+        };
+        let node_ready = |name: &str| self.nodes.get(name).map(|n| n.ready == Some(true));
+        column.missing_causes = Some(crate::domain::alerts::missing_causes(
+            &crate::domain::alerts::MissingFacts {
+                slots: &slots,
+                young: &young,
+                node_ready: &node_ready,
+                failed_creates: self.failed_creates.get(key).map_or(&[], Vec::as_slice),
+                grace: self.grace,
+                now,
+            },
+        ));
         if matches!(
             ds.strategy,
             crate::domain::UpdateStrategy::RollingUpdate { .. }
@@ -176,8 +192,9 @@ impl ClusterState {
     /// (DaemonSets with `minReadySeconds`) for the next flush, so the live layer can
     /// recompute them one column per lock.
     /// Rollouts in progress are marked too: their rate's window slides and a stall begins with
-    /// no event at all. Not while a watcher is down: no event then means no data, not no
-    /// progress, so the pace stays as it was last seen (docs/architecture.md#degrade-never-lie).
+    /// no event at all; so are columns short of ready pods, whose missing causes age. Not
+    /// while a watcher is down: no event then means no data, not no progress, so the pace
+    /// stays as it was last seen (docs/architecture.md#degrade-never-lie).
     pub fn mark_time_dependent(&mut self) {
         let watching = self.health.values().all(|h| h.synced && h.error.is_none());
         let rolling = |k: &String| {
@@ -188,10 +205,20 @@ impl ClusterState {
                     .and_then(|c| c.pace.as_ref())
                     .is_some_and(|p| !p.complete)
         };
+        // An unbound pod outgrowing the grace, or a refusal ageing out, changes the missing
+        // causes (`alerts::missing_causes`) by the clock alone; only a column short of ready
+        // pods can have either.
+        let short = |k: &String| {
+            watching
+                && self
+                    .columns
+                    .get(k)
+                    .is_some_and(|c| c.ready < c.desired || c.missing > 0)
+        };
         let keys: Vec<String> = self
             .daemonsets
             .iter()
-            .filter(|(k, ds)| ds.min_ready_seconds > 0 || rolling(k))
+            .filter(|(k, ds)| ds.min_ready_seconds > 0 || rolling(k) || short(k))
             .map(|(k, _)| k.clone())
             .collect();
         for key in &keys {

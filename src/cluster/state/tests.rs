@@ -6,6 +6,7 @@ use crate::domain::testing::{self, daemonset as ds, node, PodExt};
 use crate::domain::view::NodeRow;
 use crate::domain::{PodFacts, TaintEffect};
 
+mod causes;
 mod events;
 mod grace;
 mod pace;

@@ -308,10 +308,12 @@ where
     loop {
         let want = want().await;
         let mut got = dash.live.snapshot();
-        // The pace is the live store's own observation over time (its samples); the rules
-        // engine's one-shot snapshot has none, so the comparison leaves it out.
+        // The pace is the live store's own observation over time (its samples), and the
+        // missing causes need its events and clock; the rules engine's one-shot snapshot has
+        // neither, so the comparison leaves them out.
         for column in &mut got.daemonsets {
             column.pace = None;
+            column.missing_causes = None;
         }
         if let Some(want) = &want {
             if got.nodes == want.nodes && got.daemonsets == want.daemonsets {

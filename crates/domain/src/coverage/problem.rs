@@ -96,6 +96,7 @@ mod tests {
             starting: 0,
             problem_nodes: 0,
             refused: None,
+            missing_causes: None,
             strategy,
             max_unavailable: Some(1),
             max_surge: Some(0),

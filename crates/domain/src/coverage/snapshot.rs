@@ -161,6 +161,7 @@ pub fn column_summary_in_grace(
         pace: None,
         problem_nodes: 0,
         refused: None,
+        missing_causes: None,
     };
     // The one definition of a problem, under the column's stand (no pace here: a stall is
     // the live store's to know, and it recounts then).
