@@ -1,6 +1,7 @@
 // New-node grace, live (issue 14 item 5): a node that joined less than `--new-node-grace` ago
 // shows its not-yet-created daemon pods as `starting`, and the same cell turns `missing` by the
-// clock alone (no watch event) once the grace has passed.
+// clock alone (no watch event) once the grace has passed; the alerting series
+// `missing_past_grace{cause="refused"}` counts it only then (issue 25 item 3).
 //
 // Why this spec starts its own cluster and dashboard: the grace is a flag of `serve` (2 minutes
 // by default), and a test that waits two minutes per run is a test nobody runs. So it starts
@@ -57,10 +58,15 @@ async function recordCell(page: Page, node: string, daemonset: string): Promise<
   );
 }
 
-async function metric(dash: string, name: string, daemonset: string): Promise<number | undefined> {
+async function metric(dash: string, name: string, daemonset: string, more = ""): Promise<number | undefined> {
   const body = await (await fetch(`${dash}/metrics`)).text();
-  const line = body.split("\n").find((l) => l.startsWith(`${name}{daemonset="${daemonset}"} `));
+  const line = body.split("\n").find((l) => l.startsWith(`${name}{daemonset="${daemonset}"${more}} `));
   return line === undefined ? undefined : Number(line.split(" ").pop());
+}
+
+/** `daemonscope_daemonset_missing_past_grace{daemonset,cause}`: what the coverage alert reads. */
+async function missingPastGrace(dash: string, daemonset: string, cause: string): Promise<number | undefined> {
+  return metric(dash, "daemonscope_daemonset_missing_past_grace", daemonset, `,cause="${cause}"`);
 }
 
 test.describe("new-node grace", () => {
@@ -181,6 +187,9 @@ test.describe("new-node grace", () => {
     await expect(page.locator(`[data-ds-summary="${BLOCKED}"] [data-count="missing"]`)).toHaveText("1"); // worker-3
     expect(await metric(dash, "daemonscope_daemonset_starting", BLOCKED)).toBe(1);
     expect(await metric(dash, "daemonscope_daemonset_missing", BLOCKED)).toBe(1);
+    // The alert's series: only worker-3, refused (the FailedCreate); the young node is not
+    // counted, so no coverage alert fires during the grace (deploy/prometheus).
+    expect(await missingPastGrace(dash, BLOCKED, "refused")).toBe(1);
     // The DaemonSet page counts it the same way (seen in the dark scheme, for its colours).
     const dsPage = await page.context().newPage();
     await dsPage.emulateMedia({ colorScheme: "dark" });
@@ -213,6 +222,9 @@ test.describe("new-node grace", () => {
     await expect(page.locator(`[data-ds-summary="${BLOCKED}"] [data-count="missing"]`)).toHaveText("2");
     await expect.poll(() => metric(dash, "daemonscope_daemonset_missing", BLOCKED)).toBe(2);
     expect(await metric(dash, "daemonscope_daemonset_starting", BLOCKED)).toBe(0);
+    // Past the grace the young node counts too, with its cause.
+    await expect.poll(() => missingPastGrace(dash, BLOCKED, "refused")).toBe(2);
+    expect(await missingPastGrace(dash, BLOCKED, "unexplained")).toBe(0);
     expect(errors).toEqual([]);
   });
 

@@ -61,6 +61,12 @@ pub struct MissingCauses {
     pub node_not_ready: i64,
     pub unschedulable: i64,
     pub unexplained: i64,
+    /// When the clock alone changes these counts next (an unbound pod outgrows the grace, a
+    /// refusal ages out), unix seconds; None when only an event can. Why: the store re-checks
+    /// exactly the columns due, not every column short of ready pods every second. The
+    /// server's own bookkeeping: never sent.
+    #[serde(skip)]
+    pub recheck_at: Option<i64>,
 }
 
 impl MissingCauses {
@@ -111,11 +117,23 @@ pub struct MissingFacts<'a> {
 ///   starting, a surge pod beside a running one (the stall's cause) and a node with only a
 ///   terminating pod (its replacement waits, §a.7) are not counted.
 pub fn missing_causes(f: &MissingFacts<'_>) -> MissingCauses {
-    let refused = f
+    let newest_refusal = f
         .failed_creates
         .iter()
-        .any(|e| e.last_seen >= f.now.saturating_sub(REFUSAL_RECENT_SECONDS));
+        .map(|e| e.last_seen)
+        .filter(|&seen| seen >= f.now.saturating_sub(REFUSAL_RECENT_SECONDS))
+        .max();
+    let refused = newest_refusal.is_some();
     let mut out = MissingCauses::default();
+    let mut due = |at: i64| {
+        out.recheck_at = Some(out.recheck_at.map_or(at, |t: i64| t.min(at)));
+    };
+    if let Some(seen) = newest_refusal {
+        due(seen
+            .saturating_add(REFUSAL_RECENT_SECONDS)
+            .saturating_add(1));
+    }
+    let mut counts = MissingCauses::default();
     for slot in f
         .slots
         .iter()
@@ -123,7 +141,7 @@ pub fn missing_causes(f: &MissingFacts<'_>) -> MissingCauses {
     {
         let counted: Vec<_> = slot.pods.iter().filter(|p| is_counted(p)).collect();
         if counted.is_empty() {
-            out.add(if refused {
+            counts.add(if refused {
                 MissingCause::Refused
             } else if (f.node_ready)(slot.node) == Some(false) {
                 MissingCause::NodeNotReady
@@ -135,12 +153,21 @@ pub fn missing_causes(f: &MissingFacts<'_>) -> MissingCauses {
         let live: Vec<_> = counted.iter().filter(|p| !p.terminating).collect();
         let oldest = live.iter().map(|p| p.created).min();
         if let Some(oldest) = oldest {
-            if live.iter().all(|p| !p.bound) && !f.grace.covers(Some(oldest), f.now) {
-                out.add(MissingCause::Unschedulable);
+            if live.iter().all(|p| !p.bound) {
+                if f.grace.covers(Some(oldest), f.now) {
+                    if let Some(end) = f.grace.ends_at(Some(oldest)) {
+                        due(end);
+                    }
+                } else {
+                    counts.add(MissingCause::Unschedulable);
+                }
             }
         }
     }
-    out
+    MissingCauses {
+        recheck_at: out.recheck_at,
+        ..counts
+    }
 }
 
 /// The `cause` label values of `daemonscope_daemonset_rollout_stalled`, in order (a public

@@ -192,7 +192,7 @@ impl ClusterState {
     /// (DaemonSets with `minReadySeconds`) for the next flush, so the live layer can
     /// recompute them one column per lock.
     /// Rollouts in progress are marked too: their rate's window slides and a stall begins with
-    /// no event at all; so are columns short of ready pods, whose missing causes age. Not
+    /// no event at all; so are columns whose missing causes are due to age. Not
     /// while a watcher is down: no event then means no data, not no progress, so the pace
     /// stays as it was last seen (docs/architecture.md#degrade-never-lie).
     pub fn mark_time_dependent(&mut self) {
@@ -206,19 +206,21 @@ impl ClusterState {
                     .is_some_and(|p| !p.complete)
         };
         // An unbound pod outgrowing the grace, or a refusal ageing out, changes the missing
-        // causes (`alerts::missing_causes`) by the clock alone; only a column short of ready
-        // pods can have either.
-        let short = |k: &String| {
+        // causes (`alerts::missing_causes`) by the clock alone, at the time they name.
+        let now = self.now();
+        let due = |k: &String| {
             watching
                 && self
                     .columns
                     .get(k)
-                    .is_some_and(|c| c.ready < c.desired || c.missing > 0)
+                    .and_then(|c| c.missing_causes)
+                    .and_then(|m| m.recheck_at)
+                    .is_some_and(|at| at <= now)
         };
         let keys: Vec<String> = self
             .daemonsets
             .iter()
-            .filter(|(k, ds)| ds.min_ready_seconds > 0 || rolling(k) || short(k))
+            .filter(|(k, ds)| ds.min_ready_seconds > 0 || rolling(k) || due(k))
             .map(|(k, _)| k.clone())
             .collect();
         for key in &keys {

@@ -68,9 +68,10 @@ fn a_recent_failed_create_makes_every_pod_less_node_refused_a7() {
         got,
         MissingCauses {
             refused: 2,
+            recheck_at: Some(NOW - 60 + REFUSAL_RECENT_SECONDS + 1),
             ..Default::default()
         },
-        "the API server's word first"
+        "the API server's word first; re-checked when the refusal ages out"
     );
     let stale = FailedCreate {
         message: "old".into(),
@@ -115,8 +116,10 @@ fn an_unbound_pod_older_than_the_grace_is_unschedulable_a_younger_one_is_not() {
         got,
         MissingCauses {
             unschedulable: 1,
+            recheck_at: Some(NOW - 5 + 120),
             ..Default::default()
-        }
+        },
+        "the fresh pod is re-checked when it outgrows the grace"
     );
 }
 

@@ -126,6 +126,7 @@ fn missing_past_the_grace_has_one_series_per_cause_with_its_count() {
         node_not_ready: 1,
         unschedulable: 3,
         unexplained: 0,
+        recheck_at: None,
     });
     let t = text(&[c]);
     assert_eq!(

@@ -35,6 +35,7 @@ fn a_pod_less_node_is_unexplained_until_a_failed_create_says_refused_a7() {
         causes(&s, "log"),
         Some(MissingCauses {
             refused: 1,
+            recheck_at: Some(NOW - 5 + crate::domain::alerts::REFUSAL_RECENT_SECONDS + 1),
             ..Default::default()
         })
     );
@@ -74,7 +75,12 @@ fn an_unbound_pod_turns_unschedulable_when_it_outlives_the_grace_by_the_clock_al
     );
     s.replace(
         &Scope::DaemonSets(None),
-        vec![Projection::DaemonSet(ds("log"))],
+        // OnDelete: no rollout pace marks it every second, so only the causes' own due time
+        // brings a recompute (§d.5).
+        vec![Projection::DaemonSet(crate::domain::DaemonSetFacts {
+            strategy: crate::domain::UpdateStrategy::OnDelete,
+            ..ds("log")
+        })],
     );
     s.replace(
         &Scope::Revisions(None),
@@ -96,11 +102,18 @@ fn an_unbound_pod_turns_unschedulable_when_it_outlives_the_grace_by_the_clock_al
     s.flush_columns();
     assert_eq!(
         causes(&s, "log"),
-        Some(MissingCauses::default()),
-        "10 s unbound: the scheduler may still bind it"
+        Some(MissingCauses {
+            recheck_at: Some(NOW + 110),
+            ..Default::default()
+        }),
+        "10 s unbound: the scheduler may still bind it; due again when it outgrows the grace"
     );
+    now.store(NOW + 109, Ordering::SeqCst);
+    s.mark_time_dependent();
+    assert!(!s.has_pending_columns(), "not due yet: no recompute");
     now.store(NOW + 120, Ordering::SeqCst);
     s.mark_time_dependent();
+    assert!(s.has_pending_columns(), "due: recomputed");
     s.flush_columns();
     assert_eq!(
         causes(&s, "log"),
