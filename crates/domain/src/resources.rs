@@ -6,6 +6,7 @@
 //! in the browser. The sim's scheduler uses the same functions, so the rule is written once.
 
 pub mod fit;
+pub mod load;
 pub mod quantity;
 
 pub use quantity::{Quantity, QuantityError, QUANTITY_REGEX};

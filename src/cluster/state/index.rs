@@ -125,6 +125,11 @@ impl PodIndex {
         self.by_cell.get(ds_uid)
     }
 
+    /// Every daemon pod, in no particular order (the node sums' rebuild after a relist).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &PodFacts> {
+        self.by_uid.values()
+    }
+
     /// One pod by uid.
     pub(crate) fn get(&self, uid: &str) -> Option<&PodFacts> {
         self.by_uid.get(uid)

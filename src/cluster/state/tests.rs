@@ -8,6 +8,7 @@ use crate::domain::{PodFacts, TaintEffect};
 
 mod events;
 mod grace;
+mod loads;
 mod pace;
 mod views;
 
