@@ -14,6 +14,7 @@ pub mod pod;
 pub mod revision_history;
 pub mod rollout_gauge;
 pub mod rollout_pace;
+pub mod room;
 pub mod state_look;
 pub mod theme;
 pub mod tolerations;

@@ -18,6 +18,7 @@ pub use loads::NodeLoad;
 mod recompute;
 mod revisions;
 pub use revisions::RevisionPods;
+mod room;
 mod summaries;
 mod views;
 

@@ -93,6 +93,9 @@ fn pod_row(daemonset: &str, p: PodSummary) -> impl IntoView {
 
 fn explanation_body(e: CellExplanation) -> impl IntoView {
     let state = e.state;
+    let pending = e
+        .pending
+        .map(|p| view! { <super::room::PendingView pending=p /> });
     let reasons = e
         .placement
         .reasons
@@ -133,6 +136,7 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
                 <dt>"shouldContinueRunning"</dt>
                 <dd data-flag="shouldContinueRunning" data-value=e.placement.should_continue_running.to_string()>{e.placement.should_continue_running.to_string()}</dd>
             </dl>
+            {pending}
             <FixPlanView plan=e.fixes />
             <section aria-label="Reasons">
                 <h3>"Reasons"</h3>

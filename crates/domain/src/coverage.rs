@@ -7,6 +7,7 @@
 
 mod explain;
 mod grace;
+pub mod pending;
 mod snapshot;
 
 pub use explain::{explain_cell, explain_cell_in_grace, explain_cell_with, pod_summary};

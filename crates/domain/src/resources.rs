@@ -8,6 +8,7 @@
 pub mod fit;
 pub mod load;
 pub mod quantity;
+pub mod tax;
 
 pub use quantity::{Quantity, QuantityError, QUANTITY_REGEX};
 

@@ -158,6 +158,9 @@ pub struct CellExplanation {
     pub pods: Vec<PodSummary>,
     /// What to paste to change this cell: commands and YAML, never run by the dashboard.
     pub fixes: FixPlan,
+    /// For a pod waiting for the scheduler: its words and the node's arithmetic (§j.4).
+    #[serde(default)]
+    pub pending: Option<super::coverage::pending::PendingExplanation>,
 }
 
 /// What a person can do about a cell that is not what they want: the fixes per blocking rule

@@ -47,7 +47,9 @@ impl ClusterState {
             .get(ds_key)
             .ok_or_else(|| crate::cluster::LookupError::DaemonSetNotFound(ds_key.to_string()))?;
         let pods = self.pods.in_cell(&ds.uid, node);
-        Ok(cells::explain(node_facts, ds, &pods, now, self.grace))
+        let mut explanation = cells::explain(node_facts, ds, &pods, now, self.grace);
+        explanation.pending = self.pending_explanations(node_facts, ds).into_iter().next();
+        Ok(explanation)
     }
 
     /// For each DaemonSet that should not run on `node`, the rule that keeps it off (the node

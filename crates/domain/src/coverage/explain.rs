@@ -89,6 +89,7 @@ fn explained(
         placement,
         pods,
         fixes,
+        pending: None,
     }
 }
 
