@@ -12,7 +12,7 @@ use crate::domain::resources::tax::{share_percent, NodeTax};
 use leptos::prelude::*;
 
 /// The resources a table shows: those any of the lists names, cpu and memory first.
-fn resources<'a>(lists: &[&'a Amounts]) -> Vec<String> {
+fn resources(lists: &[&Amounts]) -> Vec<String> {
     let mut names: Vec<String> = vec!["cpu".into(), "memory".into()];
     for list in lists {
         for (name, _) in list.iter() {
