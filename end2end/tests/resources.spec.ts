@@ -73,4 +73,21 @@ test.describe("resources: pending explained and the DaemonSet tax", () => {
     );
     await matrix.screenshot("node-tax-worker-4");
   });
+
+  test("the DaemonSet page says what one pod and the whole DaemonSet request, and explains its pending pod", async ({ matrix, page }) => {
+    await page.goto("/ds/metallb-system/speaker");
+    await matrix.waitForHydration();
+    const tax = page.getByTestId("ds-tax");
+    await expect(tax.getByTestId("ds-tax-line")).toContainText("Each pod requests cpu 100m, memory 100Mi; on the ");
+    // Its cluster-wide sum is the per-pod request times the nodes where it should run.
+    const line = (await tax.getByTestId("ds-tax-line").textContent()) ?? "";
+    const nodes = Number(/on the (\d+) nodes/.exec(line)?.[1]);
+    expect(nodes).toBeGreaterThan(0);
+    const milli = nodes * 100;
+    const cpu = milli % 1000 === 0 ? `${milli / 1000}` : `${milli}m`;
+    await expect(tax.getByTestId("ds-tax-line")).toContainText(`that is cpu ${cpu}, memory`);
+    const pending = tax.locator('[data-node="worker-4"]').getByTestId("pending");
+    await expect(pending.getByTestId("scheduler-message")).toContainText("1 Insufficient cpu");
+    await expect(pending.getByTestId("short-by").first()).toHaveText("20m");
+  });
 });

@@ -41,7 +41,8 @@ impl PodIndex {
     pub(crate) fn upsert(&mut self, pod: PodFacts) -> Vec<CellKey> {
         let mut touched = self.remove(&pod.uid);
         if pod.owner_uid.is_none() {
-            // Not a daemon pod: dropped at the edge (docs/architecture.md#scale).
+            // Not a daemon pod: the edge sends it as a Load (its node's sums), never kept here
+            // (docs/architecture.md#scale).
             return touched;
         }
         if let Some(owner) = &pod.owner_uid {
