@@ -245,7 +245,7 @@ fmt-check:
 # Only the suites that run against Kubernetes' own control plane (tools/k8s): differential
 # (sim vs kube-controller-manager), RBAC and audit, the live path; then the Playwright live specs.
 test-k8s: deps-kubectl k8s build
-	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- k8s_differential:: k8s_admission:: k8s_refusals:: k8s_refusals_real:: k8s_rbac:: live_k8s:: live_stale::
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- k8s_differential:: k8s_admission:: k8s_refusals:: k8s_refusals_real:: k8s_resources:: k8s_rbac:: live_k8s:: live_stale::
 	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test live-kubectl stale-storage
 
 test-e2e:
@@ -304,7 +304,7 @@ bench-pages: release
 # from the repo's own manifests and scenarios; a crash stops the run and leaves its input in
 # fuzz/artifacts/TARGET/ (replay: `make fuzz-replay TARGET=... INPUT=...`).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := manifest_loader scenario_parser int_or_percent last_event_id label_selector
+FUZZ_TARGETS := manifest_loader scenario_parser int_or_percent last_event_id label_selector quantity
 FUZZ_ENV := RUSTC_BOOTSTRAP=1 RUSTUP_TOOLCHAIN=stable
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -313,6 +313,7 @@ fuzz:
 	@cp -n scenarios/*.yaml tests/fixtures/ds-*.yaml fuzz/corpus/scenario_parser/ || true
 	@printf '42' > fuzz/corpus/last_event_id/seed
 	@printf 'tier=web,env!=prod,zone in (a,b),!legacy,gpu' > fuzz/corpus/label_selector/seed
+	@printf '0.1Ki' > fuzz/corpus/quantity/seed; printf '1.5e-3' > fuzz/corpus/quantity/seed2
 	@mkdir -p fuzz/logs
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 	  echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \

@@ -15,6 +15,7 @@ pub mod refusal;
 pub mod revision_history;
 pub mod rollout_gauge;
 pub mod rollout_pace;
+pub mod room;
 pub mod state_look;
 pub mod theme;
 pub mod tolerations;

@@ -105,6 +105,23 @@ pub async fn get_node_rules(name: String) -> Result<Vec<(String, String)>, Dashb
     Ok(context::live()?.deciding_rules(&name)?)
 }
 
+/// A node's room (§j): what its pods request, the DaemonSet tax, and why each pending daemon
+/// pod waits for the scheduler.
+#[server(endpoint = "node_room", output = JsonText)]
+pub async fn get_node_room(
+    name: String,
+) -> Result<crate::domain::coverage::pending::NodeRoom, DashboardError> {
+    Ok(context::live()?.node_room(&name)?)
+}
+
+/// A DaemonSet's cluster-wide tax and its pending pods explained (§j.5, §j.4).
+#[server(endpoint = "daemonset_room", output = JsonText)]
+pub async fn get_daemonset_room(
+    key: String,
+) -> Result<crate::domain::coverage::pending::DaemonSetRoom, DashboardError> {
+    Ok(context::live()?.daemonset_room(&key)?)
+}
+
 /// Every label of one node, sorted by key; `NotFound` when the node is not known. The node
 /// page shows them in full, since the matrix row carries only a few, shortened.
 #[server(endpoint = "node_labels", output = JsonText)]

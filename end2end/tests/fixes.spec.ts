@@ -75,7 +75,7 @@ test.describe("fixes to paste", () => {
   });
 
   test("a missing pod the API server refuses has nothing to change in the rules and points at the refuser", async ({ matrix }) => {
-    // Issue 24 item 2: the demo's falco creations on worker-3 are refused by a webhook (§j.1);
+    // Issue 24 item 2: the demo's falco creations on worker-3 are refused by a webhook (§l.1);
     // the plan used to be "kubectl describe daemonset"; now it names who refuses.
     await matrix.goto();
     const e = await matrix.explain("worker-3", "security/falco");

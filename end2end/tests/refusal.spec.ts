@@ -1,7 +1,7 @@
 // Issue 24 item 2 on scenarios/demo.yaml: falco's pod creation on worker-3 is refused by an
 // admission webhook (the scenario's blockedCreations). The missing cell, the DaemonSet page,
 // the matrix header and /metrics name the refusal from the FailedCreate event the store keeps
-// (docs/kubernetes-rules.md §j.1), instead of "check the DaemonSet's events".
+// (docs/kubernetes-rules.md §l.1), instead of "check the DaemonSet's events".
 import { test, expect } from "./fixtures/matrix-page";
 
 const WEBHOOK = "validate.policy.example.com";

@@ -13,9 +13,12 @@
 
 mod cells;
 mod index;
+mod loads;
+pub use loads::NodeLoad;
 mod recompute;
 mod revisions;
 pub use revisions::RevisionPods;
+mod room;
 mod summaries;
 mod views;
 
@@ -82,6 +85,8 @@ pub struct ClusterState {
     daemonsets: BTreeMap<String, DaemonSetFacts>,
     ds_key_by_uid: HashMap<String, String>,
     pods: PodIndex,
+    /// What the pods bound to each node request, workload pods included (§j.3).
+    loads: loads::NodeLoads,
     /// Revisions by owner uid, then by `namespace/name`.
     revisions: HashMap<String, BTreeMap<String, RevisionFacts>>,
     /// Cells by node name, then DaemonSet key.
@@ -247,11 +252,42 @@ impl ClusterState {
             Projection::Node(node) => self.apply_node(node),
             Projection::DaemonSet(ds) => self.apply_daemonset(ds),
             Projection::Pod(pod) => {
+                self.loads.remove_workload(&pod.uid);
+                if let Some(old) = self.pods.get(&pod.uid) {
+                    self.loads.add_daemon(old, -1);
+                }
+                if pod.owner_uid.is_some() {
+                    // The index keeps only owned pods; an ownerless one arrives as a Load.
+                    self.loads.add_daemon(&pod, 1);
+                }
                 let touched = self.pods.upsert(pod);
+                self.refresh_pod_cells(touched)
+            }
+            Projection::Load(load) => {
+                let touched = self.forget_daemon_pod(&load.uid);
+                self.loads.upsert_workload(load);
                 self.refresh_pod_cells(touched)
             }
             Projection::Revision(rev) => self.apply_revision(rev),
         }
+    }
+
+    /// Removes a daemon pod by uid, its requests with it; returns the cells it left.
+    fn forget_daemon_pod(&mut self, uid: &str) -> Vec<index::CellKey> {
+        if let Some(old) = self.pods.get(uid) {
+            self.loads.add_daemon(old, -1);
+        }
+        self.pods.remove(uid)
+    }
+
+    /// What the pods bound to a node request, workload pods included (§j.3).
+    pub fn node_load(&self, node: &str) -> NodeLoad {
+        self.loads.of(node)
+    }
+
+    /// Number of workload pods (no DaemonSet owner) counted in the node sums.
+    pub fn workload_pods(&self) -> usize {
+        self.loads.workload_len()
     }
 
     /// Removes one deleted object (identified by its last projection) and returns the deltas.
@@ -260,7 +296,13 @@ impl ClusterState {
             Projection::Node(node) => self.delete_node(&node.name),
             Projection::DaemonSet(ds) => self.delete_daemonset(&ds.key()),
             Projection::Pod(pod) => {
-                let touched = self.pods.remove(&pod.uid);
+                self.loads.remove_workload(&pod.uid);
+                let touched = self.forget_daemon_pod(&pod.uid);
+                self.refresh_pod_cells(touched)
+            }
+            Projection::Load(load) => {
+                self.loads.remove_workload(&load.uid);
+                let touched = self.forget_daemon_pod(&load.uid);
                 self.refresh_pod_cells(touched)
             }
             Projection::Revision(rev) => self.delete_revision(rev),
@@ -286,9 +328,11 @@ impl ClusterState {
                     .map(|(k, ds)| (ds.uid.clone(), k.clone()))
                     .collect();
             }
-            Scope::Pods(ns) => self
-                .pods
-                .retain(|p| !Scope::namespace_matches(ns, &p.namespace)),
+            Scope::Pods(ns) => {
+                self.pods
+                    .retain(|p| !Scope::namespace_matches(ns, &p.namespace));
+                self.loads.clear_workload(ns.as_deref());
+            }
             Scope::Revisions(ns) => {
                 for revs in self.revisions.values_mut() {
                     revs.retain(|_, r| !Scope::namespace_matches(ns, &r.namespace));
@@ -305,12 +349,20 @@ impl ClusterState {
                     self.insert_daemonset_facts(ds);
                 }
                 Projection::Pod(pod) => {
+                    self.loads.remove_workload(&pod.uid);
                     self.pods.upsert(pod);
+                }
+                Projection::Load(load) => {
+                    self.pods.remove(&load.uid);
+                    self.loads.upsert_workload(load);
                 }
                 Projection::Revision(rev) => {
                     self.insert_revision(rev);
                 }
             }
+        }
+        if matches!(scope, Scope::Pods(_)) {
+            self.loads.rebuild_daemon(self.pods.iter());
         }
         let keys: Vec<String> = self.daemonsets.keys().cloned().collect();
         for key in keys {

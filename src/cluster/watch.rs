@@ -88,8 +88,13 @@ impl Watched for DaemonSet {
 
 impl Watched for Pod {
     fn project(&self) -> Option<Projection> {
-        // Kept even without a DaemonSet owner so that a pod which loses its owner leaves its
-        // cell; the store drops ownerless pods at once.
+        // A pod without a DaemonSet owner is kept as its load on its node (§j.3); a pod that
+        // loses its owner leaves its cell when its load arrives.
+        if crate::edge::convert::daemonset_owner(self).is_none() {
+            return Some(Projection::Load(crate::edge::convert::resources::pod_load(
+                self,
+            )));
+        }
         Some(Projection::Pod(crate::edge::convert::pod_facts(self)))
     }
 }
@@ -187,9 +192,7 @@ async fn session<K: Watched>(
             Ok(Event::Init) => buffer = Some(Vec::new()),
             Ok(Event::InitApply(object)) => {
                 if let Some(projection) = object.project() {
-                    if !matches!(&projection, Projection::Pod(p) if p.owner_uid.is_none()) {
-                        buffer.get_or_insert_with(Vec::new).push(projection);
-                    }
+                    buffer.get_or_insert_with(Vec::new).push(projection);
                 }
             }
             Ok(Event::InitDone) => {

@@ -94,6 +94,9 @@ fn pod_row(daemonset: &str, p: PodSummary) -> impl IntoView {
 
 fn explanation_body(e: CellExplanation) -> impl IntoView {
     let state = e.state;
+    let pending = e
+        .pending
+        .map(|p| view! { <super::room::PendingView pending=p /> });
     let reasons = e
         .placement
         .reasons
@@ -137,6 +140,7 @@ fn explanation_body(e: CellExplanation) -> impl IntoView {
             {e.refusal.map(|r| view! {
                 <RefusalView refusal=r.refused.refusal nodes=r.nodes nodes_total=r.nodes_total/>
             })}
+            {pending}
             <FixPlanView plan=e.fixes />
             <section aria-label="Reasons">
                 <h3>"Reasons"</h3>

@@ -51,7 +51,8 @@ fn copy_text(text: String, set_label: WriteSignal<&'static str>) {
 #[cfg(not(feature = "hydrate"))]
 fn copy_text(_text: String, _set_label: WriteSignal<&'static str>) {}
 
-fn fix_item(fix: Fix) -> impl IntoView {
+/// One fix: its description, where it goes, the text and a Copy button.
+pub fn fix_item(fix: Fix) -> impl IntoView {
     let text = fix.text().to_string();
     let (kind, place) = match &fix.action {
         FixAction::Command { .. } => ("command", None),

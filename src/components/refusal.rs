@@ -1,4 +1,4 @@
-//! A refused pod creation (§j): who refuses (kind, name, binding, Pod Security level and
+//! A refused pod creation (§l): who refuses (kind, name, binding, Pod Security level and
 //! violated checks, the quota and what is exceeded), their words, and the nodes left without
 //! a pod. Shown in a missing cell's explanation and on the DaemonSet page.
 //!

@@ -6,6 +6,7 @@
 //! it (the server cuts it again on every change and sends the rows that changed), and the
 //! recent events and revision history are re-read when it moved.
 
+mod room;
 mod rows;
 mod view;
 

@@ -10,12 +10,14 @@ use crate::components::events::RecentEvents;
 use crate::components::explanation::ExplanationPanel;
 use crate::components::node_badges::NodeBadges;
 use crate::components::node_labels::NodeLabels;
+use crate::components::room::{PendingView, TaxView};
 use crate::components::state_look::state_label;
+use crate::domain::coverage::pending::NodeRoom;
 use crate::domain::coverage::CellState;
 use crate::domain::view::EventScope;
 use crate::live_client::{use_live_hub, Feed, LiveHub};
 use crate::server_fns::{
-    get_node_detail, get_node_labels, get_node_rules, DashboardError, ObjectKind,
+    get_node_detail, get_node_labels, get_node_room, get_node_rules, DashboardError, ObjectKind,
 };
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -150,6 +152,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
     let node_name = name.clone();
     let labels = node_resource(name.clone(), events_tick.into(), get_node_labels);
     let rules = node_resource(name.clone(), rules_tick.into(), get_node_rules);
+    let room = node_resource(name.clone(), rules_tick.into(), get_node_room);
     let events = super::events_resource(EventScope::Node, name.clone(), events_tick.into());
 
     view! {
@@ -210,11 +213,36 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
                     </tbody>
                 </table>
             </section>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move { room.await.ok().map(|r| view! { <NodeRoomView room=r/> }) })}
+            </Transition>
             <WhatIfSection target=WhatIfTarget::Node(name.clone()) cordoned=detail.row.unschedulable whatif=whatif/>
             <NodeLabels labels=labels/>
             <RecentEvents events=events/>
         </div>
         <ExplanationPanel state=explainer.panel on_close=explainer.on_close()/>
+    }
+}
+
+/// The node's room (§j): its pending daemon pods explained, then the DaemonSet tax.
+#[component]
+fn NodeRoomView(room: NodeRoom) -> impl IntoView {
+    let pending = room
+        .pending
+        .into_iter()
+        .map(|(key, p)| {
+            view! {
+                <div class="pending-of" data-daemonset=key.clone()>
+                    <p><a href=crate::links::daemonset(&key)>{key.clone()}</a></p>
+                    <PendingView pending=p/>
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <section aria-label="Pending daemon pods" data-testid="node-pending">{pending}</section>
+        <TaxView tax=room.tax/>
+        <p class="muted" data-testid="bound-pods">{format!("{} pods bound to this node (all pods, not only daemon pods).", room.pods)}</p>
     }
 }
 

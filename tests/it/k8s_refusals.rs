@@ -2,7 +2,7 @@
 //! DaemonSet of host agents in a namespace labelled `pod-security.kubernetes.io/enforce=baseline`.
 //! kube-apiserver v1.37.2's Pod Security admission refuses every pod the real DaemonSet
 //! controller creates, which records FailedCreate with the refusal; the sim must refuse with
-//! the same words (§j.3), and the dashboard must classify both into the same refusal: the
+//! the same words (§l.3), and the dashboard must classify both into the same refusal: the
 //! same kind, level, violated checks and message, on the same missing cells.
 //!
 //! Why its own file and scenario: no pod is ever created, so the case settles in seconds

@@ -2,7 +2,7 @@
 //! allows the real side alone where the sim does not evaluate them): a ResourceQuota of one
 //! pod and a ValidatingAdmissionPolicy (CEL) refuse DaemonSet pods on kube-apiserver v1.37.2,
 //! and the dashboard, watching it, classifies each FailedCreate as kube-apiserver worded it
-//! (§j.2, §j.4): the quota's name and what is exceeded, the policy's name, binding and message.
+//! (§l.2, §l.4): the quota's name and what is exceeded, the policy's name, binding and message.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use crate::support::real_cluster::RealCluster;
@@ -82,7 +82,7 @@ async fn quota_and_policy_refusals_from_kubernetes_are_classified_as_it_words_th
         .expect("namespaces and nodes");
     let pp = PostParams::default();
 
-    // §j.4: one pod allowed; admission needs the quota controller's status first.
+    // §l.4: one pod allowed; admission needs the quota controller's status first.
     let quotas: Api<ResourceQuota> = Api::namespaced(client.clone(), "quota");
     let quota: ResourceQuota = serde_json::from_value(json!({
         "metadata": {"name": "one-agent"}, "spec": {"hard": {"pods": "1"}}
@@ -100,7 +100,7 @@ async fn quota_and_policy_refusals_from_kubernetes_are_classified_as_it_words_th
     })
     .await;
 
-    // §j.2: pods with hostNetwork are denied in namespaces labelled policy=strict.
+    // §l.2: pods with hostNetwork are denied in namespaces labelled policy=strict.
     let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
         "metadata": {"name": "no-host-network"},
         "spec": {

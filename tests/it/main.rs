@@ -18,6 +18,7 @@ mod k8s_differential;
 mod k8s_rbac;
 mod k8s_refusals;
 mod k8s_refusals_real;
+mod k8s_resources;
 mod live_events;
 mod live_forbidden;
 mod live_k8s;

@@ -1,5 +1,5 @@
 //! Who refused a pod creation, read from the FailedCreate event's message as kube-apiserver
-//! words it (§j): an admission webhook, a ValidatingAdmissionPolicy, Pod Security admission, a
+//! words it (§l): an admission webhook, a ValidatingAdmissionPolicy, Pod Security admission, a
 //! ResourceQuota or a LimitRange.
 //!
 //! Why a classifier: the DaemonSet controller records the API server's error verbatim
@@ -19,7 +19,7 @@ pub use parse::classify_refusal;
 /// Which rule of `docs/kubernetes-rules.md` each public function of this module mirrors.
 pub const RULES: &[(&str, &str)] = &[(
     "classify_refusal",
-    "§f (FailedCreate \"Error creating: <err>\"), §j.1 webhook, §j.2 ValidatingAdmissionPolicy, §j.3 Pod Security, §j.4 ResourceQuota, §j.5 LimitRange",
+    "§f (FailedCreate \"Error creating: <err>\"), §l.1 webhook, §l.2 ValidatingAdmissionPolicy, §l.3 Pod Security, §l.4 ResourceQuota, §l.5 LimitRange",
 )];
 
 /// At most this many characters of the message (and of each part) are kept.
@@ -31,17 +31,17 @@ pub const MAX_VIOLATIONS: usize = 16;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum RefusalKind {
-    /// §j.1: a validating or mutating admission webhook denied it (or failed, with
+    /// §l.1: a validating or mutating admission webhook denied it (or failed, with
     /// `failurePolicy: Fail`).
     Webhook,
-    /// §j.2: a ValidatingAdmissionPolicy's validation failed, through a binding.
+    /// §l.2: a ValidatingAdmissionPolicy's validation failed, through a binding.
     ValidatingAdmissionPolicy,
-    /// §j.3: the namespace's `pod-security.kubernetes.io/enforce` level forbids the template.
+    /// §l.3: the namespace's `pod-security.kubernetes.io/enforce` level forbids the template.
     PodSecurity,
-    /// §j.4: a ResourceQuota of the namespace would be exceeded, or asks for requests the
+    /// §l.4: a ResourceQuota of the namespace would be exceeded, or asks for requests the
     /// template lacks.
     ResourceQuota,
-    /// §j.5: a LimitRange of the namespace bounds a container's or pod's requests or limits.
+    /// §l.5: a LimitRange of the namespace bounds a container's or pod's requests or limits.
     LimitRange,
     /// Text none of the above wrote: shown as it came.
     Other,

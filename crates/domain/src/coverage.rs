@@ -7,6 +7,7 @@
 
 mod explain;
 mod grace;
+pub mod pending;
 mod problem;
 mod refused;
 mod snapshot;
@@ -53,7 +54,7 @@ pub const RULES: &[(&str, &str)] = &[
     ),
     (
         "refused_creation",
-        "§f (FailedCreate), §j (the API server's refusal, classified)",
+        "§f (FailedCreate), §l (the API server's refusal, classified)",
     ),
     (
         "NewNodeGrace",

@@ -68,6 +68,11 @@ pub struct NodeFacts {
     /// manifest). Read only by the new-node grace ([`crate::coverage::NewNodeGrace`]), never
     /// by the placement rules: Kubernetes places daemon pods on a node of any age.
     pub created: Option<i64>,
+    /// `status.allocatable` in scheduler units (§j.1): the room NodeResourcesFit compares
+    /// requests with (§j.4) and the DaemonSet tax is a share of (§j.5). Never read by the
+    /// placement rules (§a.6).
+    #[serde(default)]
+    pub allocatable: crate::resources::fit::Amounts,
 }
 
 /// What the rules need of a DaemonSet's pod template (`spec.template.spec`).
@@ -82,6 +87,10 @@ pub struct TemplateFacts {
     pub tolerations: Vec<Toleration>,
     /// `spec.hostNetwork`: adds the network-unavailable toleration (§b).
     pub host_network: bool,
+    /// What a pod of this spec requests (§j.2), in scheduler units: the DaemonSet tax (§j.5)
+    /// and the fix for a pending pod. Never read by the placement rules (§a.6).
+    #[serde(default)]
+    pub requests: crate::resources::fit::Amounts,
 }
 
 /// An int-or-string budget field as written (§d.2).
@@ -219,4 +228,11 @@ pub struct PodFacts {
     pub created: i64,
     /// deletionTimestamp set: terminating.
     pub terminating: bool,
+    /// The pod's own requests (§j.2), counted in its node's sums while it is bound and not
+    /// terminal (§j.3).
+    #[serde(default)]
+    pub requests: crate::resources::load::Requests,
+    /// `PodScheduled=False`: the scheduler's reason and message, as written (§j.4).
+    #[serde(default)]
+    pub unschedulable: Option<Box<crate::resources::load::SchedulingFailure>>,
 }

@@ -63,6 +63,8 @@ pub fn ds_budget(max_unavailable: i64, max_surge: i64) -> DaemonSetFacts {
 /// A bound, running, ready pod on node `n1` with the current hash, created at 0.
 pub fn pod(name: &str) -> PodFacts {
     PodFacts {
+        requests: Default::default(),
+        unschedulable: None,
         namespace: "kube-system".into(),
         name: name.into(),
         uid: format!("uid-{name}"),

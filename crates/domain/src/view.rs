@@ -61,7 +61,7 @@ pub struct DaemonSetColumn {
     /// which keeps the samples. None in offline snapshots.
     #[serde(default)]
     pub pace: Option<RolloutPace>,
-    /// The API server refuses this DaemonSet's pod creations while nodes miss its pod (§j):
+    /// The API server refuses this DaemonSet's pod creations while nodes miss its pod (§l):
     /// the newest FailedCreate, classified. Filled by the live store, which keeps the events.
     #[serde(default)]
     pub refused: Option<RefusedCreation>,
@@ -72,7 +72,7 @@ pub struct DaemonSetColumn {
     pub missing_causes: Option<crate::alerts::MissingCauses>,
 }
 
-/// A DaemonSet's pod creations refused by the API server (§j): who refused, from the newest
+/// A DaemonSet's pod creations refused by the API server (§l): who refused, from the newest
 /// FailedCreate event's message (`crate::admission::classify_refusal`), and when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefusedCreation {
@@ -192,9 +192,12 @@ pub struct CellExplanation {
     pub pods: Vec<PodSummary>,
     /// What to paste to change this cell: commands and YAML, never run by the dashboard.
     pub fixes: FixPlan,
-    /// A missing cell whose creations the API server refuses: who refuses and where (§j).
+    /// A missing cell whose creations the API server refuses: who refuses and where (§l).
     #[serde(default)]
     pub refusal: Option<CellRefusal>,
+    /// For a pod waiting for the scheduler: its words and the node's arithmetic (§j.4).
+    #[serde(default)]
+    pub pending: Option<super::coverage::pending::PendingExplanation>,
 }
 
 /// What a person can do about a cell that is not what they want: the fixes per blocking rule

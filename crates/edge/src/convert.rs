@@ -8,6 +8,7 @@ pub mod events;
 mod history;
 pub mod load;
 pub mod pod;
+pub mod resources;
 mod revision;
 
 pub use history::{controlled_by, revision_record};
@@ -112,6 +113,7 @@ pub fn node_facts(node: &Node) -> NodeFacts {
         unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
         ready,
         created: node.metadata.creation_timestamp.as_ref().map(unix_seconds),
+        allocatable: resources::node_allocatable(node),
     }
 }
 
@@ -211,6 +213,7 @@ pub fn pod_spec_facts(spec: &PodSpec) -> TemplateFacts {
             })
             .collect(),
         host_network: spec.host_network.unwrap_or(false),
+        requests: resources::spec_requests(spec),
     }
 }
 
@@ -408,6 +411,8 @@ pub fn pod_facts(pod: &Pod) -> PodFacts {
             .map(unix_seconds)
             .unwrap_or(0),
         terminating: meta.deletion_timestamp.is_some(),
+        requests: resources::pod_requests(pod),
+        unschedulable: resources::scheduling_failure(pod),
     }
 }
 

@@ -26,6 +26,30 @@ impl Live {
             .map_err(|err| Self::why_missing(&inner, err))
     }
 
+    /// A node's room: sums, DaemonSet tax, pending daemon pods explained (§j).
+    pub fn node_room(
+        &self,
+        node: &str,
+    ) -> Result<crate::domain::coverage::pending::NodeRoom, LookupError> {
+        let inner = self.lock();
+        inner
+            .state
+            .node_room(node)
+            .map_err(|err| Self::why_missing(&inner, err))
+    }
+
+    /// A DaemonSet's cluster-wide tax and pending pods explained (§j).
+    pub fn daemonset_room(
+        &self,
+        daemonset: &str,
+    ) -> Result<crate::domain::coverage::pending::DaemonSetRoom, LookupError> {
+        let inner = self.lock();
+        inner
+            .state
+            .daemonset_room(daemonset)
+            .map_err(|err| Self::why_missing(&inner, err))
+    }
+
     /// A DaemonSet's rollout page at the current version.
     pub fn detail(
         &self,

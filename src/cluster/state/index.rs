@@ -41,7 +41,8 @@ impl PodIndex {
     pub(crate) fn upsert(&mut self, pod: PodFacts) -> Vec<CellKey> {
         let mut touched = self.remove(&pod.uid);
         if pod.owner_uid.is_none() {
-            // Not a daemon pod: dropped at the edge (docs/architecture.md#scale).
+            // Not a daemon pod: the edge sends it as a Load (its node's sums), never kept here
+            // (docs/architecture.md#scale).
             return touched;
         }
         if let Some(owner) = &pod.owner_uid {
@@ -123,6 +124,11 @@ impl PodIndex {
     /// The pod uids of one DaemonSet (by uid) grouped by target node.
     pub(crate) fn cells_of(&self, ds_uid: &str) -> Option<&HashMap<String, Vec<String>>> {
         self.by_cell.get(ds_uid)
+    }
+
+    /// Every daemon pod, in no particular order (the node sums' rebuild after a relist).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &PodFacts> {
+        self.by_uid.values()
     }
 
     /// One pod by uid.

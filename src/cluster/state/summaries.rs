@@ -110,7 +110,7 @@ impl ClusterState {
             };
             column.pace = Some(crate::domain::view::rollout_pace(&input, log));
         }
-        // §j: who refuses the creations, while nodes miss the pod (the events are kept here).
+        // §l: who refuses the creations, while nodes miss the pod (the events are kept here).
         column.refused = crate::domain::coverage::refused_creation(
             self.failed_creates.get(key).map_or(&[], Vec::as_slice),
             column.missing,

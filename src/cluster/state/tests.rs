@@ -9,6 +9,7 @@ use crate::domain::{PodFacts, TaintEffect};
 mod causes;
 mod events;
 mod grace;
+mod loads;
 mod pace;
 mod refused;
 mod views;

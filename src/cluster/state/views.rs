@@ -48,7 +48,7 @@ impl ClusterState {
             .ok_or_else(|| crate::cluster::LookupError::DaemonSetNotFound(ds_key.to_string()))?;
         let pods = self.pods.in_cell(&ds.uid, node);
         let mut explanation = cells::explain(node_facts, ds, &pods, now, self.grace);
-        // §j: a missing pod the API server refuses to create, with the nodes it keeps bare.
+        // §l: a missing pod the API server refuses to create, with the nodes it keeps bare.
         if let Some(refused) = self.columns.get(ds_key).and_then(|c| c.refused.as_ref()) {
             let missing: Vec<&str> = self
                 .nodes
@@ -69,6 +69,7 @@ impl ClusterState {
                 &missing,
             );
         }
+        explanation.pending = self.pending_explanations(node_facts, ds).into_iter().next();
         Ok(explanation)
     }
 

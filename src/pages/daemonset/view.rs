@@ -18,7 +18,7 @@ use crate::links;
 use crate::live_client::{Feed, HeldView, LiveHub};
 use crate::pages::explainer::Explainer;
 use crate::pages::whatif::{WhatIf, WhatIfSection, WhatIfTarget};
-use crate::server_fns::{get_daemonset_window, get_revision_history};
+use crate::server_fns::{get_daemonset_room, get_daemonset_window, get_revision_history};
 use crate::text::format_age;
 use crate::views::daemonset::{DaemonSetMessage, DaemonSetPatchError, DaemonSetWindow};
 use leptos::prelude::*;
@@ -122,6 +122,11 @@ pub(super) fn DaemonSetView(
     let history = Resource::new(
         move || (history_key.clone(), events_tick.get()),
         |(k, _)| get_revision_history(k),
+    );
+    let room_key = key.clone();
+    let room = Resource::new(
+        move || (room_key.clone(), events_tick.get()),
+        |(k, _)| get_daemonset_room(k),
     );
     let progress = move || {
         let c = column.get();
@@ -320,6 +325,11 @@ pub(super) fn DaemonSetView(
                         })
                 }}
             </section>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    room.await.ok().map(|r| view! { <super::room::DaemonSetRoomView room=r/> })
+                })}
+            </Transition>
             <TolerationList tolerations=tolerations.into()/>
             <WhatIfSection target=WhatIfTarget::DaemonSet(key.clone()) whatif=whatif/>
             <RevisionHistorySection history=history/>

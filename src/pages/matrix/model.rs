@@ -52,7 +52,7 @@ pub struct WindowInfo {
     pub problems_only: bool,
     /// Nodes with a problem cell in the whole cluster.
     pub problem_nodes: usize,
-    /// DaemonSets whose creations the API server refuses (§j).
+    /// DaemonSets whose creations the API server refuses (§l).
     pub refused_daemonsets: usize,
     /// DaemonSets in the cluster (the view may show fewer columns).
     pub daemonsets: usize,

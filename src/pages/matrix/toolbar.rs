@@ -77,7 +77,7 @@ pub fn Glance(model: MatrixModel) -> impl IntoView {
             }
         }}
         {move || {
-            // §j: DaemonSets whose pod creations the API server refuses; the missing cells
+            // §l: DaemonSets whose pod creations the API server refuses; the missing cells
             // explain who refuses.
             let n = model.info.get().refused_daemonsets;
             (n > 0).then(|| {

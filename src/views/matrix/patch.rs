@@ -37,7 +37,7 @@ pub struct WindowFigures {
     pub total_nodes: usize,
     pub matched_nodes: usize,
     pub problem_nodes: usize,
-    /// DaemonSets whose creations the API server refuses (§j).
+    /// DaemonSets whose creations the API server refuses (§l).
     #[serde(default)]
     pub refused_daemonsets: usize,
     pub total_daemonsets: usize,

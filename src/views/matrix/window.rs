@@ -76,7 +76,7 @@ pub struct MatrixWindow {
     /// Nodes with at least one problem cell, in the whole cluster (header figure).
     pub problem_nodes: usize,
     /// DaemonSets whose pod creations the API server refuses while nodes miss their pod
-    /// (§j), in the whole cluster (header figure).
+    /// (§l), in the whole cluster (header figure).
     #[serde(default)]
     pub refused_daemonsets: usize,
     /// DaemonSets in the cluster (header figure), however many columns the view shows.

@@ -1,4 +1,4 @@
-//! Reading kube-apiserver's refusal texts (§j). Each envelope is matched by its literal words;
+//! Reading kube-apiserver's refusal texts (§l). Each envelope is matched by its literal words;
 //! anything else is [`RefusalKind::Other`]. Only `str` methods that cannot cut a character
 //! are used, so no input panics.
 
@@ -30,7 +30,7 @@ pub fn classify_refusal(message: &str) -> Refusal {
         message: bounded_to(message, MAX_MESSAGE),
     };
     if let Some(rest) = cause.strip_prefix("admission webhook \"") {
-        // §j.1 `admission webhook %q denied the request: MSG` (or `... without explanation`).
+        // §l.1 `admission webhook %q denied the request: MSG` (or `... without explanation`).
         if let Some((name, tail)) = quoted(rest) {
             if let Some(reason) = tail.strip_prefix(" denied the request: ") {
                 return webhook(refusal, name, reason);
@@ -40,12 +40,12 @@ pub fn classify_refusal(message: &str) -> Refusal {
             }
         }
     } else if let Some(rest) = cause.strip_prefix("failed calling webhook \"") {
-        // §j.1 a webhook that cannot be called, with failurePolicy Fail.
+        // §l.1 a webhook that cannot be called, with failurePolicy Fail.
         if let Some((name, tail)) = quoted(rest) {
             return webhook(refusal, name, tail.strip_prefix(": ").unwrap_or(tail));
         }
     } else if let Some(rest) = cause.strip_prefix("ValidatingAdmissionPolicy '") {
-        // §j.2 `ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s`.
+        // §l.2 `ValidatingAdmissionPolicy '%s' with binding '%s' denied request: %s`.
         if let Some((name, tail)) = rest.split_once('\'') {
             let (binding, tail) = match tail.strip_prefix(" with binding '") {
                 Some(b) => match b.split_once('\'') {
@@ -66,7 +66,7 @@ pub fn classify_refusal(message: &str) -> Refusal {
         .strip_prefix("violates PodSecurity \"")
         .or_else(|| cause.strip_prefix("pod violates PodSecurity \""))
     {
-        // §j.3 `violates PodSecurity %q: REASON (DETAIL), REASON (DETAIL)`.
+        // §l.3 `violates PodSecurity %q: REASON (DETAIL), REASON (DETAIL)`.
         if let Some((level, tail)) = quoted(rest) {
             if let Some(detail) = tail.strip_prefix(": ") {
                 refusal.kind = RefusalKind::PodSecurity;
@@ -81,7 +81,7 @@ pub fn classify_refusal(message: &str) -> Refusal {
             }
         }
     } else if let Some(rest) = cause.strip_prefix("exceeded quota: ") {
-        // §j.4 `exceeded quota: %s, requested: %s, used: %s, limited: %s`.
+        // §l.4 `exceeded quota: %s, requested: %s, used: %s, limited: %s`.
         if let Some((name, tail)) = rest.split_once(", requested: ") {
             if let Some((requested, tail)) = tail.split_once(", used: ") {
                 if let Some((used, limited)) = tail.split_once(", limited: ") {
@@ -98,7 +98,7 @@ pub fn classify_refusal(message: &str) -> Refusal {
             }
         }
     } else if let Some(rest) = cause.strip_prefix("failed quota: ") {
-        // §j.4 `failed quota: %s: must specify %s` (a quota on requests the template lacks).
+        // §l.4 `failed quota: %s: must specify %s` (a quota on requests the template lacks).
         if let Some((name, reason)) = rest.split_once(": ") {
             refusal.kind = RefusalKind::ResourceQuota;
             refusal.name = Some(bounded_to(name, MAX_MESSAGE));
@@ -106,12 +106,12 @@ pub fn classify_refusal(message: &str) -> Refusal {
             return refusal;
         }
     } else if let Some(scopes) = cause.strip_prefix("insufficient quota to match these scopes: ") {
-        // §j.4 a scoped quota (e.g. on a PriorityClass) with no matching quota object.
+        // §l.4 a scoped quota (e.g. on a PriorityClass) with no matching quota object.
         refusal.kind = RefusalKind::ResourceQuota;
         refusal.reason = bounded_to(scopes, MAX_MESSAGE);
         return refusal;
     } else if let Some(violations) = limit_range(cause) {
-        // §j.5 `maximum cpu usage per Container is 500m, but limit is 1`, aggregated.
+        // §l.5 `maximum cpu usage per Container is 500m, but limit is 1`, aggregated.
         refusal.kind = RefusalKind::LimitRange;
         refusal.violations = violations;
         refusal.reason = bounded_to(cause, MAX_MESSAGE);

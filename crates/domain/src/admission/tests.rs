@@ -1,4 +1,4 @@
-//! The classifier on kube-apiserver's own texts (§j), as FailedCreate events carry them, and
+//! The classifier on kube-apiserver's own texts (§l), as FailedCreate events carry them, and
 //! on hostile or garbled text.
 
 use super::*;

@@ -90,6 +90,7 @@ fn explained(
         pods,
         fixes,
         refusal: None,
+        pending: None,
     }
 }
 

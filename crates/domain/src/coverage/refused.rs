@@ -1,4 +1,4 @@
-//! A missing cell whose pod creations the API server refuses (§j): which refusal, on which
+//! A missing cell whose pod creations the API server refuses (§l): which refusal, on which
 //! nodes, and what to paste to find and change what refuses it.
 //!
 //! Why here: the placement rules (§a) say the pod should run, so the explanation's own fix
@@ -17,7 +17,7 @@ use crate::view::{CellExplanation, CellRefusal, RefusedCreation};
 pub const REFUSED_NODES_SHOWN: usize = 20;
 
 /// The refusal a DaemonSet's missing pods are owed to: its newest FailedCreate event,
-/// classified (§j), when `missing` nodes lack the pod; None when no node misses it (the
+/// classified (§l), when `missing` nodes lack the pod; None when no node misses it (the
 /// events outlive the problem by up to their TTL) or no event is kept.
 pub fn refused_creation(failed_creates: &[FailedCreate], missing: i64) -> Option<RefusedCreation> {
     if missing <= 0 {

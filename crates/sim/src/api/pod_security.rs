@@ -1,8 +1,8 @@
 //! Pod Security admission (`staging/src/k8s.io/pod-security-admission`), for the checks of the
-//! `baseline` level that daemon agents trip (§j.3): host namespaces, hostPath volumes,
+//! `baseline` level that daemon agents trip (§l.3): host namespaces, hostPath volumes,
 //! hostPorts, privileged containers and capabilities added beyond baseline's list.
 //!
-//! Why: the dashboard attributes a refused creation from the FailedCreate message (§j), and
+//! Why: the dashboard attributes a refused creation from the FailedCreate message (§l), and
 //! the differential suite holds the sim's message to kube-apiserver's, word for word: an
 //! agent in a namespace labelled `pod-security.kubernetes.io/enforce=baseline` must be
 //! refused on both sides with the same text. The checks run in the order of their IDs

@@ -117,7 +117,7 @@ pub fn create(
     let (mut obj, warnings) = validate::normalize(rp.kind, &obj, directive)?;
     super::admission::admit_create(rp.kind, &mut obj);
     crate::validation::check(rp.kind, &obj)?;
-    // Validating admission after validation, as kube-apiserver orders them: Pod Security (§j.3).
+    // Validating admission after validation, as kube-apiserver orders them: Pod Security (§l.3).
     if rp.kind == Kind::Pod {
         if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
             let namespace = pod.metadata.namespace.clone().unwrap_or_default();

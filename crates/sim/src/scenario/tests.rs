@@ -41,7 +41,9 @@ fn the_demo_scenario_loads_with_its_settings_and_every_object() {
     let s = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
     assert_eq!(s.nodes.len(), 12);
     assert_eq!(s.daemonsets.len(), 7);
-    assert_eq!(s.namespaces.len(), 5);
+    // kube-system, metallb-system, longhorn-system, monitoring, security, and shop (the
+    // workload pod that fills worker-4, §j.3).
+    assert_eq!(s.namespaces.len(), 6);
     assert!(
         s.revisions.len() >= s.daemonsets.len(),
         "a ControllerRevision per DaemonSet"
@@ -60,9 +62,13 @@ fn the_demo_scenario_loads_with_its_settings_and_every_object() {
 }
 
 #[test]
-fn every_demo_pod_is_owned_by_a_demo_daemonset_through_its_uid() {
+fn every_demo_daemon_pod_is_owned_by_a_demo_daemonset_through_its_uid() {
     let s = load(&ScenarioSource::File(demo_path())).expect("demo scenario loads");
-    for pod in &s.pods {
+    // The one workload pod (shop/checkout-0, filling worker-4 for §j.3) has no owner.
+    let workload =
+        |p: &&k8s_openapi::api::core::v1::Pod| p.metadata.namespace.as_deref() == Some("shop");
+    assert_eq!(s.pods.iter().filter(workload).count(), 1);
+    for pod in s.pods.iter().filter(|p| !workload(p)) {
         let owner = pod
             .metadata
             .owner_references

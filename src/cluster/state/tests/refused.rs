@@ -1,4 +1,4 @@
-//! A DaemonSet whose pod creations the API server refuses (§j): the store classifies its
+//! A DaemonSet whose pod creations the API server refuses (§l): the store classifies its
 //! newest FailedCreate into the column while nodes miss the pod, and a missing cell's
 //! explanation names the refuser and the nodes.
 

@@ -141,7 +141,7 @@ impl Syncer {
                     Some(message) => Err(message.to_string()),
                     None => {
                         let pod = new_pod(ds, &node, hash, &tolerations);
-                        // §j.3: Pod Security admission, as kube-apiserver runs it on the
+                        // §l.3: Pod Security admission, as kube-apiserver runs it on the
                         // controller's create.
                         match crate::api::pod_security::refusal(&self.store, namespace, &pod) {
                             Some(message) => Err(message),
