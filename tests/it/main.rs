@@ -26,5 +26,6 @@ mod sim_admission;
 mod sim_api;
 mod sim_controller;
 mod sim_events_v1;
+mod sim_history;
 mod sim_kubectl;
 mod sim_robustness;

@@ -32,13 +32,9 @@ impl Store {
         filter: &dyn Fn(&StoredObject) -> bool,
         at: u64,
     ) -> Result<ListPage, StoreError> {
+        let now = self.history_now();
         let state = self.read();
-        if at < state.evicted_rv {
-            return Err(StoreError::Gone {
-                requested: at,
-                oldest: state.evicted_rv + 1,
-            });
-        }
+        state.retained(at, &self.inner.settings, now)?;
         let mut then: BTreeMap<Key, Option<Arc<StoredObject>>> = BTreeMap::new();
         let first_after = state.history.partition_point(|e| e.resource_version <= at);
         for entry in state.history.range(first_after..) {
