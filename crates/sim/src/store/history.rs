@@ -6,7 +6,7 @@
 //! default), whatever the number of writes. A busy cluster (5,000 nodes whose 150,000 pods
 //! are turning Ready) writes hundreds of thousands of changes in those minutes; a history
 //! bounded by a count of changes expired a `kubectl get pods -A -o json` half way through its
-//! pages, where kube-apiserver would have served every page (docs/kube-api-wire.md#history-window).
+//! pages, where kube-apiserver would have served every page (wire §2, paging).
 //!
 //! The window is measured on the process's monotonic clock, not on the simulated clock: the
 //! compaction is the API server's, and a simulation running at speed 100 must not expire a
