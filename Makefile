@@ -291,7 +291,7 @@ bench-pages: release
 # from the repo's own manifests and scenarios; a crash stops the run and leaves its input in
 # fuzz/artifacts/TARGET/ (replay: `make fuzz-replay TARGET=... INPUT=...`).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := manifest_loader scenario_parser int_or_percent last_event_id label_selector
+FUZZ_TARGETS := manifest_loader scenario_parser int_or_percent last_event_id label_selector quantity
 FUZZ_ENV := RUSTC_BOOTSTRAP=1 RUSTUP_TOOLCHAIN=stable
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -300,6 +300,7 @@ fuzz:
 	@cp -n scenarios/*.yaml tests/fixtures/ds-*.yaml fuzz/corpus/scenario_parser/ || true
 	@printf '42' > fuzz/corpus/last_event_id/seed
 	@printf 'tier=web,env!=prod,zone in (a,b),!legacy,gpu' > fuzz/corpus/label_selector/seed
+	@printf '0.1Ki' > fuzz/corpus/quantity/seed; printf '1.5e-3' > fuzz/corpus/quantity/seed2
 	@mkdir -p fuzz/logs
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 	  echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \

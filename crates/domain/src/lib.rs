@@ -14,6 +14,7 @@ pub mod facts;
 pub mod history;
 pub mod labels;
 pub mod names;
+pub mod resources;
 pub mod resume;
 pub mod rollout;
 pub mod scheduling;
