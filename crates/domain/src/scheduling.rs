@@ -13,6 +13,7 @@ mod fixes;
 mod selector;
 mod taints;
 mod toleration;
+pub mod unschedulable;
 
 use super::facts::*;
 use serde::{Deserialize, Serialize};
