@@ -12,6 +12,7 @@ mod node;
 mod node_loss;
 mod notes;
 mod pod;
+mod scheduler;
 
 pub use node::{is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError};
 pub use pod::{next_step, target_node, NodeState, Step};
@@ -74,6 +75,9 @@ struct Kubelet {
     kubelet_events: Recorder,
     /// The node lifecycle controller's events (readiness changes).
     node_events: Recorder,
+    /// The scheduler's view of each node's room, and its events (FailedScheduling).
+    rooms: scheduler::Rooms,
+    scheduler_events: Recorder,
 }
 
 impl Kubelet {
@@ -92,6 +96,8 @@ impl Kubelet {
             seq: 0,
             kubelet_events: Recorder::new("kubelet"),
             node_events: Recorder::new("node-controller"),
+            rooms: scheduler::Rooms::default(),
+            scheduler_events: Recorder::new("default-scheduler"),
         }
     }
 
@@ -149,6 +155,7 @@ impl Kubelet {
     fn resync(&mut self) {
         self.nodes.clear();
         self.node_ips.clear();
+        self.rooms = scheduler::Rooms::default();
         for node in self.store.list::<Node>(None) {
             self.remember_node(&node);
         }
@@ -174,6 +181,7 @@ impl Kubelet {
             .and_then(|a| a.iter().find(|a| a.type_ == "InternalIP"))
             .map(|a| a.address.clone())
             .unwrap_or_else(|| synthetic_ip("10.0", &name));
+        self.rooms.node(node);
         self.node_ips.insert(name.clone(), ip);
         self.nodes.insert(name, is_node_ready(node));
     }
@@ -216,6 +224,7 @@ impl Kubelet {
                 let name = event.name().to_string();
                 if event.event_type == EventType::Deleted {
                     self.nodes.remove(&name);
+                    self.rooms.remove_node(&name);
                     self.collect_node_pods(&name);
                     return;
                 }
@@ -244,6 +253,7 @@ impl Kubelet {
         {
             self.seen_rv.insert(key.clone(), rv);
         }
+        self.rooms.pod(&key, pod);
         let target = target_node(pod);
         if let Some(old) = self.pod_node.get(&key).cloned() {
             if Some(&old) != target.as_ref() {
@@ -270,6 +280,7 @@ impl Kubelet {
     }
 
     fn forget_pod(&mut self, key: &PodKey) {
+        self.rooms.forget(key);
         self.pending.remove(key);
         self.seen_rv.remove(key);
         if let Some(node) = self.pod_node.remove(key) {
@@ -336,6 +347,9 @@ impl Kubelet {
             Step::Remove => self.store.remove::<Pod>(Some(&key.0), &key.1).map(|_| None),
             Step::Bind => {
                 let Some(node) = target else { return };
+                if let Some(message) = self.rooms.rejection(&pod, &node) {
+                    return self.unschedulable(key, &pod, message, now);
+                }
                 let host_ip = self.node_ips.get(&node).cloned().unwrap_or_default();
                 let mut bound = pod.clone();
                 if let Some(spec) = bound.spec.as_mut() {
