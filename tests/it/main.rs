@@ -15,6 +15,7 @@ mod docs_citations;
 mod k8s_admission;
 mod k8s_differential;
 mod k8s_rbac;
+mod k8s_scheduling;
 mod live_events;
 mod live_forbidden;
 mod live_k8s;
