@@ -10,6 +10,7 @@ mod affinity;
 mod deciding;
 mod eviction;
 mod fixes;
+pub mod preemption;
 mod selector;
 mod taints;
 mod toleration;

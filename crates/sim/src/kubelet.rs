@@ -347,8 +347,9 @@ impl Kubelet {
             Step::Remove => self.store.remove::<Pod>(Some(&key.0), &key.1).map(|_| None),
             Step::Bind => {
                 let Some(node) = target else { return };
-                if let Some(message) = self.rooms.rejection(&pod, &node) {
-                    return self.unschedulable(key, &pod, message, now);
+                match self.rooms.verdict(&pod, &node) {
+                    scheduler::Verdict::Fits => {}
+                    other => return self.unschedulable(key, &pod, other, now),
                 }
                 let host_ip = self.node_ips.get(&node).cloned().unwrap_or_default();
                 let mut bound = pod.clone();

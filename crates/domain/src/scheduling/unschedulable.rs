@@ -133,27 +133,58 @@ fn histogram(reasons: &BTreeMap<String, usize>) -> String {
     parts.join(", ")
 }
 
+/// What DefaultPreemption found on the pod's node, for the message's second half (§k.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreemptionOutcome<'a> {
+    /// Nothing of a lower priority runs there.
+    NoVictims,
+    /// Even without the lower-priority pods the node rejects the pod, for this reason.
+    DoesNotHelp(&'a Rejection),
+    /// Victims are being evicted: the message has no preemption part.
+    Evicting,
+}
+
 /// The `PodScheduled=False` message (and `FailedScheduling` event text) kube-scheduler writes
 /// for a daemon pod pinned to one node of `all_nodes` that rejects it, when no pod on that
 /// node has a lower priority to evict (§k.3).
 pub fn unschedulable_message(all_nodes: usize, rejection: &Rejection) -> String {
+    fit_error_message(all_nodes, rejection, PreemptionOutcome::NoVictims)
+}
+
+/// `FitError.Error()` for a daemon pod pinned to one node of `all_nodes` that rejects it, with
+/// what preemption found there (§k.3, §k.4).
+pub fn fit_error_message(
+    all_nodes: usize,
+    rejection: &Rejection,
+    preemption: PreemptionOutcome<'_>,
+) -> String {
     let others = all_nodes.saturating_sub(1);
     let mut filter = BTreeMap::new();
     for reason in rejection.reasons() {
         *filter.entry(reason).or_insert(0) += 1;
     }
     *filter.entry(AFFINITY_REASON.to_owned()).or_insert(0) += others;
-    let mut preemption = BTreeMap::new();
-    if rejection.unresolvable() {
-        preemption.insert(NOT_HELPFUL_REASON.to_owned(), all_nodes);
-    } else {
-        preemption.insert(NO_VICTIMS_REASON.to_owned(), 1);
-        preemption.insert(NOT_HELPFUL_REASON.to_owned(), others);
+    let head = format!("0/{all_nodes} nodes are available: {}.", histogram(&filter));
+    let mut after = BTreeMap::new();
+    match preemption {
+        PreemptionOutcome::Evicting => return head,
+        _ if rejection.unresolvable() => {
+            after.insert(NOT_HELPFUL_REASON.to_owned(), all_nodes);
+        }
+        PreemptionOutcome::NoVictims => {
+            after.insert(NO_VICTIMS_REASON.to_owned(), 1);
+            after.insert(NOT_HELPFUL_REASON.to_owned(), others);
+        }
+        PreemptionOutcome::DoesNotHelp(still) => {
+            for reason in still.reasons() {
+                *after.entry(reason).or_insert(0) += 1;
+            }
+            *after.entry(NOT_HELPFUL_REASON.to_owned()).or_insert(0) += others;
+        }
     }
     format!(
-        "0/{all_nodes} nodes are available: {}. preemption: 0/{all_nodes} nodes are available: {}.",
-        histogram(&filter),
-        histogram(&preemption)
+        "{head} preemption: 0/{all_nodes} nodes are available: {}.",
+        histogram(&after)
     )
 }
 

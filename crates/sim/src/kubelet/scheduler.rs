@@ -8,7 +8,7 @@
 //! decodes; the kubelet stand-in already sees every pod change, so it keeps each bound pod's
 //! requests and host ports and the sums per node (§j.3), as the scheduler's cache does.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Node, Pod, PodStatus};
@@ -18,7 +18,12 @@ use k8s_openapi::jiff::Timestamp;
 use super::{Kubelet, PodKey};
 use crate::domain::resources::fit::Amounts;
 use crate::domain::resources::{InitContainerRequests, PodResources, ResourceList};
-use crate::domain::scheduling::unschedulable::{reject, unschedulable_message, HostPort, NodeRoom};
+use crate::domain::scheduling::preemption::{
+    builtin_priority, select_victims, Preemption, Resident,
+};
+use crate::domain::scheduling::unschedulable::{
+    fit_error_message, reject, HostPort, NodeRoom, PreemptionOutcome,
+};
 use crate::recorder::{reference, Note};
 
 /// What kwok reports for a node created without `status.allocatable` (the differential
@@ -89,6 +94,44 @@ fn pod_use(pod: &Pod) -> (Amounts, Vec<HostPort>) {
     (Amounts::from_list(&resources.requests()), ports)
 }
 
+/// The pod's priority: `spec.priority` as the Priority admission set it (the store's defaults
+/// do, from a built-in class), else the built-in class's value, else 0 (§k.4).
+fn priority(pod: &Pod) -> i32 {
+    let Some(spec) = pod.spec.as_ref() else {
+        return 0;
+    };
+    spec.priority
+        .or_else(|| {
+            spec.priority_class_name
+                .as_deref()
+                .and_then(builtin_priority)
+        })
+        .unwrap_or(0)
+}
+
+/// One pod the scheduler counts on a node.
+#[derive(Debug, Clone)]
+struct Counted {
+    node: String,
+    ask: Amounts,
+    ports: Vec<HostPort>,
+    priority: i32,
+    terminating: bool,
+}
+
+/// What the bind step does with a pod (§k).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// Bind it.
+    Fits,
+    /// Leave it pending with this message.
+    Pending(String),
+    /// Evict these lower-priority pods, then leave it pending (nominated) with this message.
+    Preempt(Vec<PodKey>, String),
+    /// Lower-priority pods are already terminating for it: wait, change nothing.
+    Wait,
+}
+
 /// Whether the scheduler counts the pod on its node: bound and not terminal (§j.3).
 fn counted(pod: &Pod) -> Option<String> {
     let node = pod
@@ -106,7 +149,8 @@ fn counted(pod: &Pod) -> Option<String> {
 pub(super) struct Rooms {
     allocatable: HashMap<String, Amounts>,
     usage: HashMap<String, NodeRoom>,
-    pods: HashMap<PodKey, (String, Amounts, Vec<HostPort>)>,
+    pods: HashMap<PodKey, Counted>,
+    by_node: HashMap<String, HashSet<PodKey>>,
 }
 
 impl Rooms {
@@ -141,15 +185,35 @@ impl Rooms {
             room.requested.add_signed(&ask, 1);
             room.pods += 1;
             room.host_ports.extend(ports.iter().cloned());
-            self.pods.insert(key.clone(), (node, ask, ports));
+            self.by_node
+                .entry(node.clone())
+                .or_default()
+                .insert(key.clone());
+            let counted = Counted {
+                node,
+                ask,
+                ports,
+                priority: priority(pod),
+                terminating: pod.metadata.deletion_timestamp.is_some(),
+            };
+            self.pods.insert(key.clone(), counted);
         }
     }
 
     /// A pod is gone (or no longer counts).
     pub(super) fn forget(&mut self, key: &PodKey) {
-        let Some((node, ask, ports)) = self.pods.remove(key) else {
+        let Some(Counted {
+            node, ask, ports, ..
+        }) = self.pods.remove(key)
+        else {
             return;
         };
+        if let Some(keys) = self.by_node.get_mut(&node) {
+            keys.remove(key);
+            if keys.is_empty() {
+                self.by_node.remove(&node);
+            }
+        }
         if let Some(room) = self.usage.get_mut(&node) {
             room.requested.add_signed(&ask, -1);
             room.pods -= 1;
@@ -164,25 +228,78 @@ impl Rooms {
         }
     }
 
-    /// The scheduler's message when `pod` cannot be bound to `node`, None when it fits.
-    pub(super) fn rejection(&self, pod: &Pod, node: &str) -> Option<String> {
+    /// What the scheduler does with `pod` on `node`: bind, leave pending with its message, or
+    /// evict lower-priority pods first (§k.1–§k.4).
+    pub(super) fn verdict(&self, pod: &Pod, node: &str) -> Verdict {
         let mut room = self.usage.get(node).cloned().unwrap_or_default();
         room.allocatable = self.allocatable.get(node).cloned().unwrap_or_default();
         let (ask, ports) = pod_use(pod);
-        reject(&room, &ask, &ports).map(|r| unschedulable_message(self.nodes(), &r))
+        let Some(rejection) = reject(&room, &ask, &ports) else {
+            return Verdict::Fits;
+        };
+        let nodes = self.nodes();
+        if rejection.unresolvable() {
+            let message = fit_error_message(nodes, &rejection, PreemptionOutcome::NoVictims);
+            return Verdict::Pending(message);
+        }
+        let mine = priority(pod);
+        let residents: Vec<Resident<PodKey>> = self
+            .by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.pods.get(k).map(|c| (k, c)))
+            .map(|(k, c)| Resident {
+                key: k.clone(),
+                priority: c.priority,
+                ask: c.ask.clone(),
+                ports: c.ports.clone(),
+            })
+            .collect();
+        let terminating_lower = residents
+            .iter()
+            .any(|r| r.priority < mine && self.pods.get(&r.key).is_some_and(|c| c.terminating));
+        if terminating_lower {
+            return Verdict::Wait;
+        }
+        match select_victims(&room, &residents, mine, &ask, &ports) {
+            Preemption::NoVictims => Verdict::Pending(fit_error_message(
+                nodes,
+                &rejection,
+                PreemptionOutcome::NoVictims,
+            )),
+            Preemption::DoesNotHelp(still) => Verdict::Pending(fit_error_message(
+                nodes,
+                &rejection,
+                PreemptionOutcome::DoesNotHelp(&still),
+            )),
+            Preemption::Evict(victims) => Verdict::Preempt(
+                victims,
+                fit_error_message(nodes, &rejection, PreemptionOutcome::Evicting),
+            ),
+        }
     }
 }
 
 /// The pod's status with `PodScheduled=False`, reason `Unschedulable`, `message`; None when it
 /// already says so (no write, no event).
-fn unschedulable_status(pod: &Pod, message: &str, now: Timestamp) -> Option<PodStatus> {
+fn unschedulable_status(
+    pod: &Pod,
+    message: &str,
+    nominated: Option<&str>,
+    now: Timestamp,
+) -> Option<PodStatus> {
     let mut status = pod.status.clone().unwrap_or_default();
-    let same = status.conditions.iter().flatten().any(|c| {
-        c.type_ == "PodScheduled"
-            && c.status == "False"
-            && c.reason.as_deref() == Some("Unschedulable")
-            && c.message.as_deref() == Some(message)
-    });
+    if nominated.is_some() {
+        status.nominated_node_name = nominated.map(str::to_owned);
+    }
+    let same = nominated.is_none()
+        && status.conditions.iter().flatten().any(|c| {
+            c.type_ == "PodScheduled"
+                && c.status == "False"
+                && c.reason.as_deref() == Some("Unschedulable")
+                && c.message.as_deref() == Some(message)
+        });
     if same {
         return None;
     }
@@ -201,26 +318,43 @@ fn unschedulable_status(pod: &Pod, message: &str, now: Timestamp) -> Option<PodS
 }
 
 impl Kubelet {
-    /// Leaves a pod that does not fit pending as kube-scheduler does, and tries it again soon.
+    /// Leaves a pod that does not fit pending as kube-scheduler does (after evicting the
+    /// lower-priority pods preemption chose, nominating the node), and tries it again soon.
     pub(super) fn unschedulable(
         &mut self,
         key: &PodKey,
         pod: &Pod,
-        message: String,
+        verdict: Verdict,
         now: Timestamp,
     ) {
-        if let Some(status) = unschedulable_status(pod, &message, now) {
+        let (message, nominated) = match verdict {
+            Verdict::Fits | Verdict::Wait => (None, None),
+            Verdict::Pending(message) => (Some(message), None),
+            Verdict::Preempt(victims, message) => {
+                let node = super::target_node(pod);
+                for victim in &victims {
+                    self.preempt(victim, pod, node.as_deref().unwrap_or_default(), now);
+                }
+                (Some(message), node)
+            }
+        };
+        if let Some(status) = message
+            .as_deref()
+            .and_then(|m| unschedulable_status(pod, m, nominated.as_deref(), now))
+        {
             let mut next = pod.clone();
             next.status = Some(status);
             match self.store.update_status(next) {
                 Ok(written) => {
-                    self.scheduler_events.record(
-                        &self.store,
-                        &reference(&written),
-                        None,
-                        Note::warning("FailedScheduling", message),
-                        now,
-                    );
+                    if let Some(message) = message {
+                        self.scheduler_events.record(
+                            &self.store,
+                            &reference(&written),
+                            None,
+                            Note::warning("FailedScheduling", message),
+                            now,
+                        );
+                    }
                     self.on_pod(&written);
                 }
                 Err(e) => {
@@ -230,6 +364,44 @@ impl Kubelet {
         }
         let retry = self.settings.kubelet.schedule_delay.max(RETRY);
         self.schedule(key.clone(), super::Step::Bind, retry);
+    }
+
+    /// Evicts one victim as DefaultPreemption does: a `DisruptionTarget` condition, a
+    /// `Preempted` event, then a graceful delete (§k.4).
+    fn preempt(&mut self, victim: &PodKey, preemptor: &Pod, node: &str, now: Timestamp) {
+        let Some(mut pod) = self.store.get::<Pod>(Some(&victim.0), &victim.1) else {
+            return;
+        };
+        let mut status = pod.status.clone().unwrap_or_default();
+        super::pod::set_condition(
+            &mut status,
+            super::pod::condition(
+                "DisruptionTarget",
+                true,
+                now,
+                Some("PreemptionByScheduler"),
+                Some("default-scheduler: preempting to accommodate a higher priority pod".into()),
+            ),
+        );
+        pod.status = Some(status);
+        if let Ok(written) = self.store.update_status(pod) {
+            self.scheduler_events.record(
+                &self.store,
+                &reference(&written),
+                None,
+                Note::normal(
+                    "Preempted",
+                    format!(
+                        "Preempted by pod {} on node {node}",
+                        preemptor.metadata.uid.as_deref().unwrap_or_default()
+                    ),
+                ),
+                now,
+            );
+        }
+        if let Err(e) = self.store.delete::<Pod>(Some(&victim.0), &victim.1) {
+            tracing::debug!(pod = %victim.1, error = %e, "preemption victim not deleted");
+        }
     }
 }
 
