@@ -14,6 +14,7 @@ mod notes;
 mod pod;
 mod scheduler;
 
+use node::synthetic_ip;
 pub use node::{is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError};
 pub use pod::{next_step, target_node, NodeState, Step};
 
@@ -168,30 +169,6 @@ impl Kubelet {
             self.on_pod(pod);
         }
         self.collect_orphans();
-    }
-
-    fn remember_node(&mut self, node: &Node) {
-        let Some(name) = node.metadata.name.clone() else {
-            return;
-        };
-        let ip = node
-            .status
-            .as_ref()
-            .and_then(|s| s.addresses.as_ref())
-            .and_then(|a| a.iter().find(|a| a.type_ == "InternalIP"))
-            .map(|a| a.address.clone())
-            .unwrap_or_else(|| synthetic_ip("10.0", &name));
-        self.rooms.node(node);
-        self.node_ips.insert(name.clone(), ip);
-        self.nodes.insert(name, is_node_ready(node));
-    }
-
-    fn node_state(&self, node: Option<&str>) -> NodeState {
-        match node.and_then(|n| self.nodes.get(n)) {
-            Some(true) => NodeState::Ready,
-            Some(false) => NodeState::NotReady,
-            None => NodeState::Missing,
-        }
     }
 
     fn on_event(&mut self, event: &StoreEvent) {
@@ -409,12 +386,4 @@ fn key_of(pod: &Pod) -> Option<PodKey> {
         pod.metadata.namespace.clone().unwrap_or_default(),
         pod.metadata.name.clone()?,
     ))
-}
-
-/// A stable address in `prefix.x.y` derived from a name.
-fn synthetic_ip(prefix: &str, name: &str) -> String {
-    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    format!("{prefix}.{}.{}", (h >> 8) % 256, h % 254 + 1)
 }

@@ -11,11 +11,10 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Node, Pod, PodStatus};
+use k8s_openapi::api::core::v1::{Node, Pod};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
-use k8s_openapi::jiff::Timestamp;
 
-use super::{Kubelet, PodKey};
+use super::PodKey;
 use crate::domain::resources::fit::Amounts;
 use crate::domain::resources::{InitContainerRequests, PodResources, ResourceList};
 use crate::domain::scheduling::preemption::{
@@ -24,7 +23,6 @@ use crate::domain::scheduling::preemption::{
 use crate::domain::scheduling::unschedulable::{
     fit_error_message, reject, HostPort, NodeRoom, PreemptionOutcome,
 };
-use crate::recorder::{reference, Note};
 
 /// What kwok reports for a node created without `status.allocatable` (the differential
 /// harness's node agent, `tools/k8s/kwok-stages.yaml`): the sim's nodes get the same room.
@@ -281,129 +279,7 @@ impl Rooms {
     }
 }
 
-/// The pod's status with `PodScheduled=False`, reason `Unschedulable`, `message`; None when it
-/// already says so (no write, no event).
-fn unschedulable_status(
-    pod: &Pod,
-    message: &str,
-    nominated: Option<&str>,
-    now: Timestamp,
-) -> Option<PodStatus> {
-    let mut status = pod.status.clone().unwrap_or_default();
-    if nominated.is_some() {
-        status.nominated_node_name = nominated.map(str::to_owned);
-    }
-    let same = nominated.is_none()
-        && status.conditions.iter().flatten().any(|c| {
-            c.type_ == "PodScheduled"
-                && c.status == "False"
-                && c.reason.as_deref() == Some("Unschedulable")
-                && c.message.as_deref() == Some(message)
-        });
-    if same {
-        return None;
-    }
-    status.phase = Some("Pending".into());
-    super::pod::set_condition(
-        &mut status,
-        super::pod::condition(
-            "PodScheduled",
-            false,
-            now,
-            Some("Unschedulable"),
-            Some(message.to_owned()),
-        ),
-    );
-    Some(status)
-}
-
-impl Kubelet {
-    /// Leaves a pod that does not fit pending as kube-scheduler does (after evicting the
-    /// lower-priority pods preemption chose, nominating the node), and tries it again soon.
-    pub(super) fn unschedulable(
-        &mut self,
-        key: &PodKey,
-        pod: &Pod,
-        verdict: Verdict,
-        now: Timestamp,
-    ) {
-        let (message, nominated) = match verdict {
-            Verdict::Fits | Verdict::Wait => (None, None),
-            Verdict::Pending(message) => (Some(message), None),
-            Verdict::Preempt(victims, message) => {
-                let node = super::target_node(pod);
-                for victim in &victims {
-                    self.preempt(victim, pod, node.as_deref().unwrap_or_default(), now);
-                }
-                (Some(message), node)
-            }
-        };
-        if let Some(status) = message
-            .as_deref()
-            .and_then(|m| unschedulable_status(pod, m, nominated.as_deref(), now))
-        {
-            let mut next = pod.clone();
-            next.status = Some(status);
-            match self.store.update_status(next) {
-                Ok(written) => {
-                    if let Some(message) = message {
-                        self.scheduler_events.record(
-                            &self.store,
-                            &reference(&written),
-                            None,
-                            Note::warning("FailedScheduling", message),
-                            now,
-                        );
-                    }
-                    self.on_pod(&written);
-                }
-                Err(e) => {
-                    tracing::debug!(pod = %key.1, error = %e, "unschedulable status not written")
-                }
-            }
-        }
-        let retry = self.settings.kubelet.schedule_delay.max(RETRY);
-        self.schedule(key.clone(), super::Step::Bind, retry);
-    }
-
-    /// Evicts one victim as DefaultPreemption does: a `DisruptionTarget` condition, a
-    /// `Preempted` event, then a graceful delete (§k.4).
-    fn preempt(&mut self, victim: &PodKey, preemptor: &Pod, node: &str, now: Timestamp) {
-        let Some(mut pod) = self.store.get::<Pod>(Some(&victim.0), &victim.1) else {
-            return;
-        };
-        let mut status = pod.status.clone().unwrap_or_default();
-        super::pod::set_condition(
-            &mut status,
-            super::pod::condition(
-                "DisruptionTarget",
-                true,
-                now,
-                Some("PreemptionByScheduler"),
-                Some("default-scheduler: preempting to accommodate a higher priority pod".into()),
-            ),
-        );
-        pod.status = Some(status);
-        if let Ok(written) = self.store.update_status(pod) {
-            self.scheduler_events.record(
-                &self.store,
-                &reference(&written),
-                None,
-                Note::normal(
-                    "Preempted",
-                    format!(
-                        "Preempted by pod {} on node {node}",
-                        preemptor.metadata.uid.as_deref().unwrap_or_default()
-                    ),
-                ),
-                now,
-            );
-        }
-        if let Err(e) = self.store.delete::<Pod>(Some(&victim.0), &victim.1) {
-            tracing::debug!(pod = %victim.1, error = %e, "preemption victim not deleted");
-        }
-    }
-}
+mod bind;
 
 #[cfg(test)]
 mod tests;

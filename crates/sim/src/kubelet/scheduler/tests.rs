@@ -99,9 +99,10 @@ fn a_system_node_critical_pod_evicts_the_lower_priority_pod_and_waits_while_it_t
         "§k.4"
     );
     let mut terminating = pod("batch", Some("n1"), "800m", None, "Running");
-    terminating.metadata.deletion_timestamp = Some(
-        k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::UNIX_EPOCH),
-    );
+    terminating.metadata.deletion_timestamp =
+        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        ));
     rooms.pod(&key("batch"), &terminating);
     assert_eq!(rooms.verdict(&critical, "n1"), Verdict::Wait);
     rooms.forget(&key("batch"));
