@@ -30,3 +30,4 @@ mod sim_events_v1;
 mod sim_history;
 mod sim_kubectl;
 mod sim_robustness;
+mod sim_scheduling;
