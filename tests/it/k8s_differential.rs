@@ -25,13 +25,13 @@ use std::time::{Duration, Instant};
 
 /// One test at a time: each starts a control plane and a sim, and on 2 cores three of them
 /// at once slow the controllers enough to blur "settled".
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// One backend under test: its dashboard state and a kubeconfig for kubectl.
-struct Side {
+pub(crate) struct Side {
     name: &'static str,
-    live: Arc<Live>,
-    kubeconfig: PathBuf,
+    pub(crate) live: Arc<Live>,
+    pub(crate) kubeconfig: PathBuf,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -57,7 +57,7 @@ impl Side {
     }
 
     /// kubectl against this side; the in-process sim keeps serving meanwhile.
-    fn kubectl(&self, args: &[&str]) -> String {
+    pub(crate) fn kubectl(&self, args: &[&str]) -> String {
         let out = tokio::task::block_in_place(|| kubectl(&self.kubeconfig, args));
         assert!(
             out.status.success(),
@@ -71,15 +71,15 @@ impl Side {
 }
 
 /// Both backends loaded with one scenario.
-struct Pair {
-    sim: Side,
-    real: Side,
+pub(crate) struct Pair {
+    pub(crate) sim: Side,
+    pub(crate) real: Side,
     _sim_handle: SimHandle,
     _cluster: RealCluster,
     _dir: tempfile::TempDir,
 }
 
-async fn load_both(mut scenario: Scenario, tweak: impl FnOnce(&mut Scenario)) -> Pair {
+pub(crate) async fn load_both(mut scenario: Scenario, tweak: impl FnOnce(&mut Scenario)) -> Pair {
     tweak(&mut scenario);
     let replay: Replay = prepare(&scenario);
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -258,7 +258,7 @@ fn rollout_verdicts(side: &Side, daemonsets: &[(String, String)]) -> Vec<String>
 }
 
 /// The whole comparison: matrix, status fields, kubectl's two views.
-async fn compare(pair: &Pair, what: &str) {
+pub(crate) async fn compare(pair: &Pair, what: &str) {
     settle_and_compare(pair, what).await;
     let (a, b) = (ds_status(&pair.sim), ds_status(&pair.real));
     assert_eq!(
@@ -338,14 +338,14 @@ fn cordon_and_break(scenario: &mut Scenario, seed: usize) {
     }
 }
 
-fn write_temp(dir: &Path, name: &str, text: &str) -> String {
+pub(crate) fn write_temp(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write a manifest");
     path.display().to_string()
 }
 
 /// Runs the same kubectl command against both backends.
-fn both(pair: &Pair, args: &[&str]) {
+pub(crate) fn both(pair: &Pair, args: &[&str]) {
     pair.sim.kubectl(args);
     pair.real.kubectl(args);
 }

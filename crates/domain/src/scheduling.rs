@@ -10,9 +10,11 @@ mod affinity;
 mod deciding;
 mod eviction;
 mod fixes;
+pub mod preemption;
 mod selector;
 mod taints;
 mod toleration;
+pub mod unschedulable;
 
 use super::facts::*;
 use serde::{Deserialize, Serialize};

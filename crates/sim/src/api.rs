@@ -262,6 +262,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/readyz", get(readyz::readyz))
         .route("/livez", get(|| async { "ok" }))
         .route("/debug/audit", get(debug_audit))
+        .route("/debug/history", get(debug_history))
         .route("/debug/storage", get(storage::get).put(storage::put))
         .fallback(resource)
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES))
@@ -272,6 +273,19 @@ pub fn router(state: ApiState) -> Router {
 async fn debug_audit(State(state): State<ApiState>) -> Response {
     let body = serde_json::to_string(&state.audit.entries()).unwrap_or_else(|_| "[]".into());
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// What the watch history holds (changes, JSON bytes, oldest age in seconds): the figures
+/// behind the window's memory bound in the README.
+async fn debug_history(State(state): State<ApiState>) -> Response {
+    let s = state.store.history_stats();
+    let body = serde_json::json!({"entries": s.entries, "bytes": s.bytes,
+        "oldestAgeSeconds": s.oldest_age.as_secs_f64(), "resourceVersion": state.store.resource_version()});
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// Record every request in the audit log, with its status code.

@@ -12,6 +12,7 @@
 //! nodes lack it for good: the "which pools lack my log agent?" question at scale.
 
 mod catalog;
+mod workload;
 
 use super::scenario::settings::{BlockedCreation, FailingImage, FailureMode, ScheduledUpdate};
 use super::scenario::Scenario;
@@ -50,6 +51,9 @@ pub struct GenerateSpec {
     /// every other spec gives the cluster it always gave (and Kubernetes, which has no such
     /// policy installed, agrees with the sim in the differential tests).
     pub blocked: f64,
+    /// Share (0..=1) of each untainted node's allocatable cpu and memory that one workload pod
+    /// (not owned by a DaemonSet) requests; 0 (none) by default.
+    pub workload: f64,
 }
 
 impl Default for GenerateSpec {
@@ -64,6 +68,7 @@ impl Default for GenerateSpec {
             failing: 0.25,
             update_after: Duration::from_secs(30),
             blocked: 0.0,
+            workload: 0.0,
         }
     }
 }
@@ -76,7 +81,8 @@ pub struct GenerateError {
     pub message: String,
 }
 
-const KEYS: &str = "nodes, daemonsets, seed, pools, rollouts, zones, failing, updateAfter, blocked";
+const KEYS: &str =
+    "nodes, daemonsets, seed, pools, rollouts, zones, failing, updateAfter, blocked, workload";
 
 impl GenerateSpec {
     /// Parses `key=value,key=value`; every key is optional, unknown keys are an error.
@@ -124,6 +130,7 @@ impl GenerateSpec {
                 "rollouts" => spec.rollouts = share()?,
                 "failing" => spec.failing = share()?,
                 "blocked" => spec.blocked = share()?,
+                "workload" => spec.workload = share()?,
                 "updateAfter" => {
                     spec.update_after = super::scenario::settings::parse_duration(value)
                         .map_err(|e| fail(format!("updateAfter: {e}")))?
@@ -157,8 +164,12 @@ pub fn generate(spec: &GenerateSpec, label: &str) -> Scenario {
         .map(|i| format!("eu-west-1{}", (b'a' + i as u8) as char))
         .collect();
     scenario.nodes = nodes(spec, &zones, &mut rng);
+    scenario.pods = workload::pods(&scenario.nodes, spec.workload);
 
     let mut namespaces = std::collections::BTreeSet::new();
+    if !scenario.pods.is_empty() {
+        namespaces.insert(workload::NAMESPACE.to_string());
+    }
     let catalogue = catalog::daemonsets();
     for i in 0..spec.daemonsets {
         let entry = &catalogue[i % catalogue.len()];

@@ -12,7 +12,9 @@ mod node;
 mod node_loss;
 mod notes;
 mod pod;
+mod scheduler;
 
+use node::synthetic_ip;
 pub use node::{is_node_ready, node_info, ready_condition, set_node_ready, NodeHealthError};
 pub use pod::{next_step, target_node, NodeState, Step};
 
@@ -74,6 +76,9 @@ struct Kubelet {
     kubelet_events: Recorder,
     /// The node lifecycle controller's events (readiness changes).
     node_events: Recorder,
+    /// The scheduler's view of each node's room, and its events (FailedScheduling).
+    rooms: scheduler::Rooms,
+    scheduler_events: Recorder,
 }
 
 impl Kubelet {
@@ -92,6 +97,8 @@ impl Kubelet {
             seq: 0,
             kubelet_events: Recorder::new("kubelet"),
             node_events: Recorder::new("node-controller"),
+            rooms: scheduler::Rooms::default(),
+            scheduler_events: Recorder::new("default-scheduler"),
         }
     }
 
@@ -149,6 +156,7 @@ impl Kubelet {
     fn resync(&mut self) {
         self.nodes.clear();
         self.node_ips.clear();
+        self.rooms = scheduler::Rooms::default();
         for node in self.store.list::<Node>(None) {
             self.remember_node(&node);
         }
@@ -161,29 +169,6 @@ impl Kubelet {
             self.on_pod(pod);
         }
         self.collect_orphans();
-    }
-
-    fn remember_node(&mut self, node: &Node) {
-        let Some(name) = node.metadata.name.clone() else {
-            return;
-        };
-        let ip = node
-            .status
-            .as_ref()
-            .and_then(|s| s.addresses.as_ref())
-            .and_then(|a| a.iter().find(|a| a.type_ == "InternalIP"))
-            .map(|a| a.address.clone())
-            .unwrap_or_else(|| synthetic_ip("10.0", &name));
-        self.node_ips.insert(name.clone(), ip);
-        self.nodes.insert(name, is_node_ready(node));
-    }
-
-    fn node_state(&self, node: Option<&str>) -> NodeState {
-        match node.and_then(|n| self.nodes.get(n)) {
-            Some(true) => NodeState::Ready,
-            Some(false) => NodeState::NotReady,
-            None => NodeState::Missing,
-        }
     }
 
     fn on_event(&mut self, event: &StoreEvent) {
@@ -216,6 +201,7 @@ impl Kubelet {
                 let name = event.name().to_string();
                 if event.event_type == EventType::Deleted {
                     self.nodes.remove(&name);
+                    self.rooms.remove_node(&name);
                     self.collect_node_pods(&name);
                     return;
                 }
@@ -244,6 +230,7 @@ impl Kubelet {
         {
             self.seen_rv.insert(key.clone(), rv);
         }
+        self.rooms.pod(&key, pod);
         let target = target_node(pod);
         if let Some(old) = self.pod_node.get(&key).cloned() {
             if Some(&old) != target.as_ref() {
@@ -270,6 +257,7 @@ impl Kubelet {
     }
 
     fn forget_pod(&mut self, key: &PodKey) {
+        self.rooms.forget(key);
         self.pending.remove(key);
         self.seen_rv.remove(key);
         if let Some(node) = self.pod_node.remove(key) {
@@ -336,6 +324,10 @@ impl Kubelet {
             Step::Remove => self.store.remove::<Pod>(Some(&key.0), &key.1).map(|_| None),
             Step::Bind => {
                 let Some(node) = target else { return };
+                match self.rooms.verdict(&pod, &node) {
+                    scheduler::Verdict::Fits => {}
+                    other => return self.unschedulable(key, &pod, other, now),
+                }
                 let host_ip = self.node_ips.get(&node).cloned().unwrap_or_default();
                 let mut bound = pod.clone();
                 if let Some(spec) = bound.spec.as_mut() {
@@ -394,12 +386,4 @@ fn key_of(pod: &Pod) -> Option<PodKey> {
         pod.metadata.namespace.clone().unwrap_or_default(),
         pod.metadata.name.clone()?,
     ))
-}
-
-/// A stable address in `prefix.x.y` derived from a name.
-fn synthetic_ip(prefix: &str, name: &str) -> String {
-    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    format!("{prefix}.{}.{}", (h >> 8) % 256, h % 254 + 1)
 }

@@ -9,6 +9,7 @@
 
 mod apply;
 mod parse;
+mod quantities;
 pub mod settings;
 
 pub use apply::{apply, revision_template, ApplyError};

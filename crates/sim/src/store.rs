@@ -11,6 +11,7 @@
 //! graceful pod deletion, garbage collection of a DaemonSet's pods) hold for both.
 mod defaults;
 mod fields;
+pub mod history;
 mod kind;
 mod list;
 pub mod selector;
@@ -30,6 +31,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use fields::ObjectFacts;
+pub use history::{ElapsedFn, HistoryStats};
 pub use kind::Kind;
 use list::{page_start, take_page};
 pub use selector::{FieldSelector, LabelSelector, SelectorError};
@@ -142,8 +144,18 @@ pub type NowFn = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// Tuning of the store.
 #[derive(Clone)]
 pub struct StoreSettings {
-    /// How many changes the watch history keeps; older resourceVersions get 410 Expired.
+    /// How long a change stays in the watch history, as etcd keeps a revision until
+    /// kube-apiserver's next compaction (`--etcd-compaction-interval`, 5 minutes by default);
+    /// older resourceVersions and continue tokens get 410 Expired (see `history`).
+    pub history_window: std::time::Duration,
+    /// Hard cap on the number of changes the history holds, whatever their age: a memory
+    /// bound far above what 5 minutes of a 5,000-node cluster write (README, "The simulated
+    /// cluster").
     pub history_limit: usize,
+    /// Hard cap on the JSON bytes of the objects the history holds.
+    pub history_max_bytes: usize,
+    /// The monotonic clock the window is measured on (real time; tests move it by hand).
+    pub history_clock: ElapsedFn,
     /// Capacity of the `subscribe()` broadcast channel.
     pub event_capacity: usize,
     /// Clock for creationTimestamp and deletionTimestamp.
@@ -153,7 +165,10 @@ pub struct StoreSettings {
 impl Default for StoreSettings {
     fn default() -> Self {
         StoreSettings {
-            history_limit: 100_000,
+            history_window: history::DEFAULT_WINDOW,
+            history_limit: HISTORY_LIMIT,
+            history_max_bytes: HISTORY_MAX_BYTES,
+            history_clock: history::monotonic(),
             // Events share their objects with the history, so a channel no longer than the
             // history costs pointers only; 65,536 lets the controllers absorb the burst of a
             // 5,000-node cluster being scheduled without falling behind and relisting.
@@ -163,10 +178,18 @@ impl Default for StoreSettings {
     }
 }
 
+/// The default cap on history entries (see [`StoreSettings::history_limit`]).
+pub const HISTORY_LIMIT: usize = 4_000_000;
+
+/// The default cap on the history's JSON bytes (see [`StoreSettings::history_max_bytes`]).
+pub const HISTORY_MAX_BYTES: usize = 4 << 30;
+
 impl std::fmt::Debug for StoreSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoreSettings")
+            .field("history_window", &self.history_window)
             .field("history_limit", &self.history_limit)
+            .field("history_max_bytes", &self.history_max_bytes)
             .field("event_capacity", &self.event_capacity)
             .finish_non_exhaustive()
     }
@@ -202,6 +225,8 @@ pub struct HistoryEntry {
     /// The object before the change (for Modified), so a selector watch can see an object
     /// leave or enter its selection.
     pub previous: Option<Arc<StoredObject>>,
+    /// When the change was made, on the history's monotonic clock (for the window).
+    pub at: std::time::Duration,
 }
 
 /// A page of a list.
@@ -219,6 +244,8 @@ pub(crate) struct State {
     pub(crate) rv: u64,
     pub(crate) objects: Vec<BTreeMap<Key, Arc<StoredObject>>>,
     pub(crate) history: VecDeque<HistoryEntry>,
+    /// JSON bytes of the objects `history` carries.
+    pub(crate) history_bytes: usize,
     /// The highest resourceVersion that has left the history.
     pub(crate) evicted_rv: u64,
 }
@@ -290,6 +317,7 @@ impl Store {
             rv: 1,
             objects: (0..Kind::ALL.len()).map(|_| BTreeMap::new()).collect(),
             history: VecDeque::new(),
+            history_bytes: 0,
             evicted_rv: 0,
         };
         let store = Store {
@@ -325,6 +353,17 @@ impl Store {
     /// The store's clock.
     pub fn now(&self) -> Timestamp {
         (self.inner.settings.now)()
+    }
+
+    /// Now, on the history's monotonic clock.
+    pub(crate) fn history_now(&self) -> std::time::Duration {
+        (self.inner.settings.history_clock)()
+    }
+
+    /// What the watch history holds: changes, bytes and the oldest one's age.
+    pub fn history_stats(&self) -> HistoryStats {
+        let now = self.history_now();
+        self.read().history_stats(now)
     }
 
     /// The latest resourceVersion (of the last write).

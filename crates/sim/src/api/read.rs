@@ -55,23 +55,50 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// The revision a continue token reads at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContinueAt {
+    /// The first page's resourceVersion: every page shows the state it was read at.
+    Revision(u64),
+    /// The latest state: the token kube-apiserver hands back with a 410 for an expired one
+    /// (resourceVersion -1 in its token), so a client may finish an inconsistent list.
+    Latest,
+}
+
+/// The message of the 410 for a continue token whose revision was compacted, word for word
+/// kube-apiserver's (`inconsistentContinue` in apiserver's storage errors).
+pub const INCONSISTENT_CONTINUE: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
 /// A continue token: the list's resourceVersion and the last key returned.
 pub fn encode_continue(rv: u64, key: &Key) -> String {
     hex(format!("{rv}\0{}\0{}", key.0, key.1).as_bytes())
 }
 
+/// The token that continues after `key` at the latest state.
+pub fn encode_continue_latest(key: &Key) -> String {
+    hex(format!("-1\0{}\0{}", key.0, key.1).as_bytes())
+}
+
 /// Decode a continue token (400 when it is not one of ours).
-pub fn decode_continue(token: &str) -> Result<(u64, Key), ApiError> {
+pub fn decode_continue(token: &str) -> Result<(ContinueAt, Key), ApiError> {
     let bad = || ApiError::bad_request(format!("continue key is not valid: {token:?}"));
     let text = String::from_utf8(unhex(token).ok_or_else(bad)?).map_err(|_| bad())?;
     let mut parts = text.splitn(3, '\0');
-    let rv = parts
-        .next()
-        .and_then(|r| r.parse::<u64>().ok())
-        .ok_or_else(bad)?;
+    let at = match parts.next().ok_or_else(bad)? {
+        "-1" => ContinueAt::Latest,
+        rv => ContinueAt::Revision(rv.parse::<u64>().map_err(|_| bad())?),
+    };
     let ns = parts.next().ok_or_else(bad)?.to_string();
     let name = parts.next().ok_or_else(bad)?.to_string();
-    Ok((rv, (ns, name)))
+    Ok((at, (ns, name)))
+}
+
+/// kube-apiserver's answer to a continue token whose revision was compacted: 410 Expired
+/// whose Status carries a token that continues after the same key at the latest state.
+fn continue_expired(key: &Key) -> Response {
+    let mut status = ApiError::expired(INCONSISTENT_CONTINUE).status_json();
+    status["metadata"] = json!({"continue": encode_continue_latest(key)});
+    json_response(StatusCode::GONE, status.to_string())
 }
 
 /// The PartialObjectMetadata form of an object.
@@ -136,20 +163,30 @@ pub async fn list(
     let page = match &params.continue_token {
         // A continue page shows the state the first page was read at, as etcd serves it.
         Some(token) => {
-            let (rv, key) = decode_continue(token)?;
-            state
-                .store
-                .list_page_at(
-                    rp.kind,
-                    rp.namespace.as_deref(),
-                    Some(&key),
-                    params.limit,
-                    &|o| selection.matches(o),
-                    rv,
-                )
-                .map_err(|_| {
-                    ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
-                })?
+            let (at, key) = decode_continue(token)?;
+            let filter = |o: &StoredObject| selection.matches(o);
+            let ns = rp.namespace.as_deref();
+            match at {
+                ContinueAt::Latest => {
+                    state
+                        .store
+                        .list_page(rp.kind, ns, Some(&key), params.limit, &filter)
+                }
+                ContinueAt::Revision(rv) => {
+                    match state.store.list_page_at(
+                        rp.kind,
+                        ns,
+                        Some(&key),
+                        params.limit,
+                        &filter,
+                        rv,
+                    ) {
+                        Ok(page) => page,
+                        Err(StoreError::Gone { .. }) => return Ok(continue_expired(&key)),
+                        Err(other) => return Err(other.into()),
+                    }
+                }
+            }
         }
         None => match at {
             // The state at exactly that version, as etcd serves it until compaction.
@@ -263,8 +300,10 @@ mod tests {
     fn continue_tokens_round_trip_and_garbage_is_a_bad_request() {
         let key = ("kube-system".to_string(), "agent-abc".to_string());
         let token = encode_continue(42, &key);
-        let (rv, back) = decode_continue(&token).expect("decode");
-        assert_eq!((rv, back), (42, key));
+        let back = decode_continue(&token).expect("decode");
+        assert_eq!(back, (ContinueAt::Revision(42), key.clone()));
+        let latest = decode_continue(&encode_continue_latest(&key)).expect("decode");
+        assert_eq!(latest, (ContinueAt::Latest, key));
         assert_eq!(decode_continue("zz").map_err(|e| e.code).err(), Some(400));
     }
 }

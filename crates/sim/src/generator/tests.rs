@@ -232,3 +232,55 @@ fn without_a_spot_pool_blocked_takes_the_last_pool() {
     assert_eq!(rule.nodes.len(), gpu);
     assert!(GenerateSpec::parse("blocked=2").is_err());
 }
+
+/// `workload=S`: one pod per untainted node, owned by no DaemonSet, bound there, asking S of
+/// its allocatable cpu and memory in the scheduler's units (§j.3); none by default, so the
+/// differential seeds keep their clusters.
+#[test]
+fn workload_pods_fill_each_untainted_node_to_the_chosen_share() {
+    assert!(generate_from_str("nodes=40,seed=3")
+        .expect("valid")
+        .pods
+        .is_empty());
+    let s = generate_from_str("nodes=40,seed=3,workload=0.5").expect("valid");
+    let untainted = s
+        .nodes
+        .iter()
+        .filter(|n| {
+            n.spec
+                .as_ref()
+                .and_then(|p| p.taints.as_ref())
+                .is_none_or(Vec::is_empty)
+        })
+        .count();
+    assert!(untainted > 0);
+    assert_eq!(s.pods.len(), untainted);
+    for pod in &s.pods {
+        let spec = pod.spec.as_ref().expect("spec");
+        let node = s
+            .nodes
+            .iter()
+            .find(|n| n.metadata.name == spec.node_name)
+            .expect("bound to a generated node");
+        let alloc = node
+            .status
+            .as_ref()
+            .and_then(|st| st.allocatable.as_ref())
+            .expect("alloc");
+        let cpu = crate::domain::resources::Quantity::parse(&alloc["cpu"].0).expect("cpu");
+        let asked = spec.containers[0]
+            .resources
+            .as_ref()
+            .and_then(|r| r.requests.as_ref())
+            .expect("requests");
+        assert_eq!(asked["cpu"].0, format!("{}m", cpu.milli_value() / 2));
+        assert!(pod.metadata.owner_references.is_none());
+        assert_eq!(pod.metadata.namespace.as_deref(), Some("workloads"));
+    }
+    assert!(s
+        .namespaces
+        .iter()
+        .any(|n| n.metadata.name.as_deref() == Some("workloads")));
+    let err = GenerateSpec::parse("workload=1.5").expect_err("a share above 1");
+    assert!(err.to_string().contains("workload=1.5"), "{err}");
+}

@@ -5,6 +5,7 @@
 //! sees their combined effect (a NotReady node carries `node.kubernetes.io/not-ready` with
 //! effects NoSchedule and NoExecute, §a.6), and the sim must produce exactly that.
 
+use super::NodeState;
 use crate::domain::names;
 use crate::store::{Store, StoreError};
 use k8s_openapi::api::core::v1::{Node, NodeCondition, NodeSystemInfo, Taint};
@@ -138,4 +139,39 @@ fn try_set_node_ready(
     spec.taints = (!taints.is_empty()).then_some(taints);
     store.update(node).map_err(wrap)?;
     Ok(())
+}
+
+/// A stable address in `prefix.x.y` derived from a name.
+pub(super) fn synthetic_ip(prefix: &str, name: &str) -> String {
+    let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("{prefix}.{}.{}", (h >> 8) % 256, h % 254 + 1)
+}
+
+/// The kubelet stand-in's (and its scheduler's) record of each node.
+impl super::Kubelet {
+    pub(super) fn remember_node(&mut self, node: &Node) {
+        let Some(name) = node.metadata.name.clone() else {
+            return;
+        };
+        let ip = node
+            .status
+            .as_ref()
+            .and_then(|s| s.addresses.as_ref())
+            .and_then(|a| a.iter().find(|a| a.type_ == "InternalIP"))
+            .map(|a| a.address.clone())
+            .unwrap_or_else(|| synthetic_ip("10.0", &name));
+        self.rooms.node(node);
+        self.node_ips.insert(name.clone(), ip);
+        self.nodes.insert(name, is_node_ready(node));
+    }
+
+    pub(super) fn node_state(&self, node: Option<&str>) -> NodeState {
+        match node.and_then(|n| self.nodes.get(n)) {
+            Some(true) => NodeState::Ready,
+            Some(false) => NodeState::NotReady,
+            None => NodeState::Missing,
+        }
+    }
 }

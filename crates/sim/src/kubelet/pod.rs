@@ -159,7 +159,7 @@ pub fn next_step(
     }
 }
 
-fn condition(
+pub(super) fn condition(
     kind: &str,
     status: bool,
     now: Timestamp,
@@ -196,7 +196,7 @@ fn set_containers_not_ready(status: &mut PodStatus, now: Timestamp, msg: String)
 }
 
 /// Sets a condition, keeping its lastTransitionTime when the status does not change.
-fn set_condition(status: &mut PodStatus, new: PodCondition) {
+pub(super) fn set_condition(status: &mut PodStatus, new: PodCondition) {
     let conditions = status.conditions.get_or_insert_with(Vec::new);
     match conditions.iter_mut().find(|c| c.type_ == new.type_) {
         Some(old) if old.status == new.status => {

@@ -207,6 +207,9 @@ impl Builder<'_> {
                 ));
             }
         }
+        if let Err((field, message)) = super::quantities::check(kind, &doc) {
+            return Err(self.error(place, what, Some(field), message));
+        }
         let object = KubeObject::from_document(kind, doc)
             .map_err(|e| self.error(place, what, e.field(), e.message))?;
         match object {

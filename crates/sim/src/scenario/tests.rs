@@ -160,6 +160,16 @@ fn bad_files_get_errors_naming_document_object_and_field() {
         ),
         ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", &["document 1", "field kind", "missing"]),
         (
+            "a capacity Kubernetes would refuse (§j.1)",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n3}\nstatus: {allocatable: {cpu: 2K}}\n",
+            &["Node n3", "field status.allocatable[cpu]", "2K"],
+        ),
+        (
+            "a request Kubernetes would refuse (§j.1)",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: w}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {memory: lots}}}]\n",
+            &["Pod w/p", "field spec.containers[0].resources.requests[memory]", "lots"],
+        ),
+        (
             "wrong apiVersion for a DaemonSet",
             "apiVersion: extensions/v1beta1\nkind: DaemonSet\nmetadata: {name: d, namespace: x}\nspec: {}\n",
             &["DaemonSet x/d", "field apiVersion", "apps/v1"],

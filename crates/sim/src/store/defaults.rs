@@ -80,7 +80,13 @@ pub fn apply(kind: Kind, obj: &mut Value) {
             if let Some(spec) = obj_mut(root, "spec") {
                 default_pod_spec(spec);
                 set_default(spec, "enableServiceLinks", json!(true));
-                set_default(spec, "priority", json!(0));
+                // The Priority admission: a built-in class's value, else 0 (§k.4).
+                let priority = spec
+                    .get("priorityClassName")
+                    .and_then(Value::as_str)
+                    .and_then(crate::domain::scheduling::preemption::builtin_priority)
+                    .unwrap_or(0);
+                set_default(spec, "priority", json!(priority));
             }
         }
         Kind::DaemonSet => {

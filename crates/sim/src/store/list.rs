@@ -78,13 +78,9 @@ impl Store {
         after: u64,
         max: usize,
     ) -> Result<(Vec<HistoryEntry>, u64), StoreError> {
+        let now = self.history_now();
         let state = self.read();
-        if after < state.evicted_rv {
-            return Err(StoreError::Gone {
-                requested: after,
-                oldest: state.evicted_rv + 1,
-            });
-        }
+        state.retained(after, &self.inner.settings, now)?;
         let start = state
             .history
             .partition_point(|e| e.resource_version <= after);

@@ -32,13 +32,11 @@ impl Store {
         filter: &dyn Fn(&StoredObject) -> bool,
         at: u64,
     ) -> Result<ListPage, StoreError> {
+        let now = self.history_now();
         let state = self.read();
-        if at < state.evicted_rv {
-            return Err(StoreError::Gone {
-                requested: at,
-                oldest: state.evicted_rv + 1,
-            });
-        }
+        state.retained(at, &self.inner.settings, now)?;
+        let ns = namespace.filter(|_| kind.namespaced());
+        let start = page_start(start_after, ns);
         let mut then: BTreeMap<Key, Option<Arc<StoredObject>>> = BTreeMap::new();
         let first_after = state.history.partition_point(|e| e.resource_version <= at);
         for entry in state.history.range(first_after..) {
@@ -46,14 +44,27 @@ impl Store {
                 continue;
             }
             let facts = &entry.object.facts;
+            // Only keys from the page's start on matter: compare borrowed before allocating, so
+            // a page read while the cluster writes fast does not copy every changed key.
+            let entry_ns = match (kind.namespaced(), facts.namespace.as_deref()) {
+                (false, _) => "",
+                (true, ns) => ns.unwrap_or("default"),
+            };
+            let here = (entry_ns, facts.name.as_str());
+            let before_start = match &start {
+                Bound::Excluded(k) => here <= (k.0.as_str(), k.1.as_str()),
+                Bound::Included(k) => here < (k.0.as_str(), k.1.as_str()),
+                Bound::Unbounded => false,
+            };
+            if before_start || ns.is_some_and(|n| n != entry_ns) {
+                continue;
+            }
             then.entry(key(kind, facts.namespace.as_deref(), &facts.name))
                 .or_insert_with(|| match entry.event_type {
                     EventType::Added => None,
                     EventType::Modified | EventType::Deleted => entry.previous.clone(),
                 });
         }
-        let ns = namespace.filter(|_| kind.namespaced());
-        let start = page_start(start_after, ns);
         let now = state.objects[kind.index()].range((start.clone(), Bound::Unbounded));
         let changed = then.range((start, Bound::Unbounded));
         let (items, next_key) = take_page(kind, ns, AsOf::new(now, changed), limit, filter);

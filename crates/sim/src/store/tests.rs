@@ -256,3 +256,46 @@ fn a_continue_page_older_than_the_history_is_gone() {
         Err(StoreError::Gone { .. })
     ));
 }
+
+/// A continue page of one namespace, read at the first page's revision, shows that
+/// namespace's objects as they were and nothing of another namespace changed meanwhile.
+#[test]
+fn a_namespaced_continue_page_is_as_of_its_revision_and_stays_in_its_namespace() {
+    let store = Store::new(StoreSettings::default());
+    let pod = |ns: &str, name: &str| -> Pod {
+        testing::object(json!({"metadata": {"name": name, "namespace": ns},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "img:1"}]}}))
+    };
+    for name in ["p0", "p1", "p2"] {
+        store.create(pod("a", name)).expect("create a");
+        store.create(pod("b", name)).expect("create b");
+    }
+    let first = store.list_page(Kind::Pod, Some("a"), None, Some(1), &|_| true);
+    let after = first.next_key.expect("more in a");
+    store.delete::<Pod>(Some("a"), "p2").expect("delete a/p2");
+    store.create(pod("a", "p3")).expect("create a/p3");
+    store.delete::<Pod>(Some("b"), "p1").expect("delete b/p1");
+    store.create(pod("b", "p4")).expect("create b/p4");
+    let rest = store
+        .list_page_at(
+            Kind::Pod,
+            Some("a"),
+            Some(&after),
+            None,
+            &|_| true,
+            first.resource_version,
+        )
+        .expect("within the window");
+    let names: Vec<_> = rest
+        .items
+        .iter()
+        .map(|o| {
+            format!(
+                "{}/{}",
+                o.facts.namespace.as_deref().unwrap_or(""),
+                o.facts.name
+            )
+        })
+        .collect();
+    assert_eq!(names, ["a/p1", "a/p2"]);
+}

@@ -51,17 +51,15 @@ impl Store {
                 st.objects[kind.index()].insert(k, object.clone());
             }
         }
-        st.history.push_back(HistoryEntry {
+        let now = self.history_now();
+        st.record(HistoryEntry {
             resource_version: object.resource_version,
             event_type,
             object: object.clone(),
             previous,
+            at: now,
         });
-        while st.history.len() > self.inner.settings.history_limit.max(1) {
-            if let Some(old) = st.history.pop_front() {
-                st.evicted_rv = old.resource_version;
-            }
-        }
+        st.compact(&self.inner.settings, now);
         if self.inner.events.receiver_count() > 0 {
             let _ = self.inner.events.send(StoreEvent { event_type, object });
         }
