@@ -53,20 +53,6 @@ fn is_bound(pod: &Pod) -> bool {
         .is_some_and(|n| !n.is_empty())
 }
 
-/// `PodScheduled=False` with reason `Unschedulable`: the scheduler's refusal (§j.4).
-fn unschedulable(pod: &Pod) -> bool {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| {
-            cs.iter().any(|c| {
-                c.type_ == "PodScheduled"
-                    && c.status == "False"
-                    && c.reason.as_deref() == Some("Unschedulable")
-            })
-        })
-}
-
 fn images(pod: &Pod) -> impl Iterator<Item = (&str, &str)> {
     pod.spec
         .iter()
@@ -129,12 +115,6 @@ pub fn next_step(
         return None;
     }
     if !is_bound(pod) {
-        // A pod the scheduler already refused (`PodScheduled=False`, `Unschedulable`, as a
-        // scenario writes it for a full node) stays pending: this stand-in binds without
-        // checking room, so it must not overrule that verdict (§j.4).
-        if unschedulable(pod) {
-            return None;
-        }
         return match node {
             NodeState::Missing => None,
             _ => Some((Step::Bind, k.schedule_delay)),

@@ -207,25 +207,3 @@ fn a_slow_image_becomes_ready_after_its_own_delay_and_others_after_the_kubelets(
         Some((Step::BecomeReady, s.kubelet.ready_delay))
     );
 }
-
-#[test]
-fn a_pod_the_scheduler_refused_stays_unbound_and_others_are_bound_j4() {
-    let s = SimulationSettings::default();
-    let mut p = pinned("registry.example/agent:1");
-    assert_eq!(
-        next_step(&p, NodeState::Ready, &s).map(|x| x.0),
-        Some(Step::Bind)
-    );
-    p.status = Some(k8s_openapi::api::core::v1::PodStatus {
-        phase: Some("Pending".into()),
-        conditions: Some(vec![condition(
-            "PodScheduled",
-            false,
-            now(),
-            Some("Unschedulable"),
-            Some("0/1 nodes are available: 1 Insufficient cpu.".into()),
-        )]),
-        ..Default::default()
-    });
-    assert_eq!(next_step(&p, NodeState::Ready, &s), None);
-}
