@@ -304,11 +304,13 @@ bench-pages: release
 # from the repo's own manifests and scenarios; a crash stops the run and leaves its input in
 # fuzz/artifacts/TARGET/ (replay: `make fuzz-replay TARGET=... INPUT=...`).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := manifest_loader scenario_parser int_or_percent last_event_id label_selector quantity
+FUZZ_ALL := manifest_loader scenario_parser int_or_percent last_event_id label_selector quantity
+# `make fuzz FUZZ_TARGETS=quantity` runs one; the seeds of every target are written either way.
+FUZZ_TARGETS := $(FUZZ_ALL)
 FUZZ_ENV := RUSTC_BOOTSTRAP=1 RUSTUP_TOOLCHAIN=stable
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-	@for t in $(FUZZ_TARGETS); do mkdir -p fuzz/corpus/$$t; done
+	@for t in $(FUZZ_ALL); do mkdir -p fuzz/corpus/$$t; done
 	@cp -n tests/fixtures/*.yaml tests/fixtures/*.json fuzz/corpus/manifest_loader/ || true
 	@cp -n scenarios/*.yaml tests/fixtures/ds-*.yaml fuzz/corpus/scenario_parser/ || true
 	@printf '42' > fuzz/corpus/last_event_id/seed
