@@ -13,6 +13,7 @@
 #![cfg(feature = "ssr")]
 
 use crate::support::audit::{assert_read_only_as, dashboard_requests, Request, READ_VERBS};
+use crate::support::real_cluster::{text, wait_for, TWO_NODES_AND_A_DAEMONSET};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -23,32 +24,6 @@ use std::time::{Duration, Instant};
 const SERVICE_ACCOUNT: &str = "system:serviceaccount:daemonscope:daemonscope";
 /// The ClusterRole of `deploy/rbac.yaml`.
 const ROLE: &str = "daemonscope-read";
-
-/// Two nodes (kwok, the kubelet stand-in, makes them Ready) and one DaemonSet: its pods, its
-/// ControllerRevision and the Events of both come from the real controllers.
-const OBJECTS: &str = r#"
-apiVersion: v1
-kind: Node
-metadata: {name: worker-1, labels: {kubernetes.io/hostname: worker-1, kubernetes.io/os: linux}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: worker-2, labels: {kubernetes.io/hostname: worker-2, kubernetes.io/os: linux}}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: agents}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: log-collector, namespace: agents}
-spec:
-  selector: {matchLabels: {app: log-collector}}
-  template:
-    metadata: {labels: {app: log-collector}}
-    spec:
-      containers: [{name: fluent-bit, image: "fluent/fluent-bit:3.1.9"}]
-"#;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -194,29 +169,6 @@ impl Drop for Dashboard {
     }
 }
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Polls `probe` every 200 ms until it gives a value; panics naming `what` after `secs`.
-fn wait_for<T>(what: &str, secs: u64, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {secs}s waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 /// A kubeconfig for the service account: a token from the TokenRequest API, the server and CA
 /// of the control plane.
 fn service_account_kubeconfig(cluster: &Cluster) -> PathBuf {
@@ -317,7 +269,7 @@ fn the_deploy_role_shows_every_page_and_grants_exactly_what_the_dashboard_reads(
     );
 
     let objects = cluster.dir().join("objects.yaml");
-    std::fs::write(&objects, OBJECTS).expect("write objects.yaml");
+    std::fs::write(&objects, TWO_NODES_AND_A_DAEMONSET).expect("write objects.yaml");
     cluster.kubectl(&["apply", "-f", &objects.to_string_lossy()]);
     let kubeconfig = service_account_kubeconfig(&cluster);
 

@@ -16,7 +16,7 @@
 //! `DAEMONSCOPE_IMAGE_DIR=target/image` runs `make image`'s image instead of building one.
 
 use crate::support::audit::{assert_read_only_as, dashboard_requests, Request};
-use crate::support::real_cluster::{root, RealCluster};
+use crate::support::real_cluster::{root, text, wait_for, RealCluster, TWO_NODES_AND_A_DAEMONSET};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -39,32 +39,6 @@ const LOGIN_VALUES: &str = "auth:
     allowedGroups: [sre]
 ";
 
-/// Two nodes (kwok makes them Ready) and one DaemonSet whose pods, revision and Events come
-/// from the real controllers.
-const OBJECTS: &str = r#"
-apiVersion: v1
-kind: Node
-metadata: {name: worker-1, labels: {kubernetes.io/hostname: worker-1, kubernetes.io/os: linux}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: worker-2, labels: {kubernetes.io/hostname: worker-2, kubernetes.io/os: linux}}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: agents}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: log-collector, namespace: agents}
-spec:
-  selector: {matchLabels: {app: log-collector}}
-  template:
-    metadata: {labels: {app: log-collector}}
-    spec:
-      containers: [{name: fluent-bit, image: "fluent/fluent-bit:3.1.9"}]
-"#;
-
 fn tool(name: &str) -> PathBuf {
     let path = root().join(".tools/ship/bin").join(name);
     assert!(
@@ -73,14 +47,6 @@ fn tool(name: &str) -> PathBuf {
         path.display()
     );
     path
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// helm with its caches and configuration in `home` (never the user's).
@@ -186,21 +152,6 @@ fn the_chart_lints_refuses_bad_values_by_name_and_renders_deploy() {
             rendered == committed,
             "deploy/{file} is not the chart's rendering: run `make deploy-manifests`\n--- rendered\n{rendered}"
         );
-    }
-}
-
-/// Polls `probe` every 200 ms until it gives a value; panics naming `what` after `secs`.
-fn wait_for<T>(what: &str, secs: u64, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {secs}s waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
@@ -487,7 +438,7 @@ fn the_chart_installs_under_restricted_pod_security_and_its_image_serves_every_p
     let image_ms = started.elapsed().as_millis();
 
     let objects = work.path().join("objects.yaml");
-    std::fs::write(&objects, OBJECTS).expect("objects.yaml");
+    std::fs::write(&objects, TWO_NODES_AND_A_DAEMONSET).expect("objects.yaml");
     kubectl_ok(&cluster, &["apply", "-f", &objects.to_string_lossy()]);
     kubectl_ok(&cluster, &["create", "namespace", NS]);
     kubectl_ok(

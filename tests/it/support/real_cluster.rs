@@ -184,3 +184,53 @@ pub async fn eventually(what: &str, timeout: Duration, mut condition: impl FnMut
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// Two nodes (kwok, the kubelet stand-in, makes them Ready) and one DaemonSet: its pods, its
+/// ControllerRevision and the Events of both come from the real controllers.
+pub const TWO_NODES_AND_A_DAEMONSET: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: worker-1, labels: {kubernetes.io/hostname: worker-1, kubernetes.io/os: linux}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: worker-2, labels: {kubernetes.io/hostname: worker-2, kubernetes.io/os: linux}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: agents}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: log-collector, namespace: agents}
+spec:
+  selector: {matchLabels: {app: log-collector}}
+  template:
+    metadata: {labels: {app: log-collector}}
+    spec:
+      containers: [{name: fluent-bit, image: "fluent/fluent-bit:3.1.9"}]
+"#;
+
+/// A command's stdout and stderr together, for assertion messages.
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Polls `probe` every 200 ms until it gives a value; panics naming `what` after `secs`.
+pub fn wait_for<T>(what: &str, secs: u64, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after {secs}s waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
