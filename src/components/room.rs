@@ -90,7 +90,7 @@ pub fn PendingView(pending: PendingExplanation) -> impl IntoView {
             <p class="pending-sentence" data-testid="pending-sentence">{p.sentence}</p>
             <table class="room">
                 <thead>
-                    <tr><th>"resource"</th><th>"allocatable"</th><th>"requested by bound pods"</th><th>"left"</th><th>"the pod asks"</th><th>"short by"</th></tr>
+                    <tr><th>"resource"</th><th>"allocatable"</th><th title="what the pods bound to the node request">"bound pods ask"</th><th>"left"</th><th>"this pod asks"</th><th>"short"</th></tr>
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
