@@ -13,6 +13,7 @@ pub mod alerts;
 pub mod controller;
 pub mod coverage;
 pub mod facts;
+pub mod fleet;
 pub mod history;
 pub mod labels;
 pub mod names;
