@@ -82,6 +82,25 @@ pub(crate) struct Pair {
 pub(crate) async fn load_both(mut scenario: Scenario, tweak: impl FnOnce(&mut Scenario)) -> Pair {
     tweak(&mut scenario);
     let replay: Replay = prepare(&scenario);
+    let cluster = tokio::task::block_in_place(|| RealCluster::start(&replay.failing_images));
+    load_both_on(&scenario, replay, cluster).await
+}
+
+/// A control plane started in the background for `scenario` (its kubelet stand-in set up for
+/// the scenario's failing images), so that a loop over scenarios starts the next one's while
+/// the current one settles: a start is ~5 s of mostly waiting on readiness checks, and the
+/// comparison of a settled pair is mostly waiting too.
+pub(crate) fn start_in_background(scenario: &Scenario) -> std::thread::JoinHandle<RealCluster> {
+    let failing_images = prepare(scenario).failing_images;
+    std::thread::spawn(move || RealCluster::start(&failing_images))
+}
+
+/// Both backends loaded with `scenario`, the real side on `cluster` (fresh, empty).
+pub(crate) async fn load_both_on(
+    scenario: &Scenario,
+    replay: Replay,
+    cluster: RealCluster,
+) -> Pair {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let file = dir.path().join("scenario.yaml");
     std::fs::write(&file, replay.to_sim_scenario().expect("sim scenario")).expect("write scenario");
@@ -92,7 +111,6 @@ pub(crate) async fn load_both(mut scenario: Scenario, tweak: impl FnOnce(&mut Sc
     sim_handle
         .write_kubeconfig(&sim_kubeconfig)
         .expect("sim kubeconfig");
-    let cluster = RealCluster::start(&replay.failing_images);
     eprintln!(
         "{}: control plane up in {} ms",
         scenario.source_name, cluster.startup_ms
@@ -230,34 +248,41 @@ fn get_ds_wide(side: &Side) -> Vec<String> {
     lines
 }
 
-/// `kubectl rollout status --watch=false` of every DaemonSet.
+/// `kubectl rollout status --watch=false` of every DaemonSet, the kubectl processes run side by
+/// side (each is ~0.1 s of process start and one GET; one after another they were ~3 s a seed).
 fn rollout_verdicts(side: &Side, daemonsets: &[(String, String)]) -> Vec<String> {
-    daemonsets
-        .iter()
-        .map(|(ns, name)| {
-            let out = tokio::task::block_in_place(|| {
-                kubectl(
-                    &side.kubeconfig,
-                    &[
-                        "rollout",
-                        "status",
-                        "--watch=false",
-                        "-n",
-                        ns,
-                        &format!("ds/{name}"),
-                    ],
-                )
-            });
-            format!(
-                "{ns}/{name}: {}{}",
-                String::from_utf8_lossy(&out.stdout).trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )
+    tokio::task::block_in_place(|| {
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = daemonsets
+                .iter()
+                .map(|(ns, name)| {
+                    scope.spawn(move || {
+                        let out = kubectl(
+                            &side.kubeconfig,
+                            &[
+                                "rollout",
+                                "status",
+                                "--watch=false",
+                                "-n",
+                                ns,
+                                &format!("ds/{name}"),
+                            ],
+                        );
+                        format!(
+                            "{ns}/{name}: {}{}",
+                            String::from_utf8_lossy(&out.stdout).trim(),
+                            String::from_utf8_lossy(&out.stderr).trim()
+                        )
+                    })
+                })
+                .collect();
+            runs.into_iter()
+                .map(|run| run.join().expect("a kubectl run"))
+                .collect()
         })
-        .collect()
+    })
 }
 
-/// The whole comparison: matrix, status fields, kubectl's two views.
 pub(crate) async fn compare(pair: &Pair, what: &str) {
     settle_and_compare(pair, what).await;
     let (a, b) = (ds_status(&pair.sim), ds_status(&pair.real));
@@ -359,9 +384,24 @@ async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
-    for seed in 1..=seeds {
+    let scenario_of = |seed: usize| {
         let spec = format!("nodes=14,daemonsets=8,seed={seed},rollouts=0,zones=2");
-        let pair = load_both(generated(&spec), |s| cordon_and_break(s, seed)).await;
+        let mut scenario = generated(&spec);
+        cordon_and_break(&mut scenario, seed);
+        (spec, scenario)
+    };
+    let mut next = (seeds >= 1).then(|| start_in_background(&scenario_of(1).1));
+    for seed in 1..=seeds {
+        let (spec, scenario) = scenario_of(seed);
+        let cluster = next
+            .take()
+            .expect("a control plane was started for this seed")
+            .join()
+            .expect("the control plane starts");
+        if seed < seeds {
+            next = Some(start_in_background(&scenario_of(seed + 1).1));
+        }
+        let pair = load_both_on(&scenario, prepare(&scenario), cluster).await;
         let result = tokio::spawn({
             let what = format!("seed {seed} ({spec})");
             async move {
