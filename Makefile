@@ -153,13 +153,24 @@ build: build-wasm build-server site
 # their loader `__wasm_split.______________________.js` and `__wasm_split_manifest.json` into
 # $(PKG)), then wasm-bindgen the main module with `--keep-lld-exports` (the chunks import the
 # linker's exports from it). Chunk names follow the split, so the old ones go first.
+# Both write into a staging folder, redone only when the linked module, the tools or the flags
+# changed (the splitter's chunks are not byte-identical from one run to the next);
+# tools/sync-pkg.sh then copies into $(PKG) only what changed, so an unchanged WASM leaves
+# $(PKG)'s files (and the `embed-site` build, which includes them) untouched.
 define split-and-bind
-	@mkdir -p $(PKG)
-	rm -f $(PKG)/*.wasm $(PKG)/__wasm_split*
-	$(WASM_SPLIT) $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(PKG) \
-	  $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm daemonscope
-	wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle $(2) --out-dir $(PKG) \
-	  --out-name daemonscope $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm
+	@key="$$(cat $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(WASM_SPLIT) | sha256sum) $$(wasm-bindgen --version) $(2)"; \
+	if [ "$$(cat $(FRONT)/bind-$(1)/.key 2>/dev/null)" = "$$key" ]; then \
+	  echo "$(1): the module is unchanged since it was last split and bound"; \
+	else \
+	  set -e; rm -rf $(FRONT)/bind-$(1); mkdir -p $(FRONT)/bind-$(1); \
+	  echo "$(WASM_SPLIT) $(1)/daemonscope.wasm && wasm-bindgen $(2)"; \
+	  $(WASM_SPLIT) $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(FRONT)/bind-$(1) \
+	    $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm daemonscope; \
+	  wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle $(2) --out-dir $(FRONT)/bind-$(1) \
+	    --out-name daemonscope $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm; \
+	  echo "$$key" > $(FRONT)/bind-$(1)/.key; \
+	fi
+	tools/sync-pkg.sh $(FRONT)/bind-$(1) $(PKG)
 endef
 
 # The splitter: a small release build (its own workspace and lock, tools/wasm-split; ~1 min of
@@ -174,16 +185,17 @@ $(WASM_SPLIT): tools/wasm-split/Cargo.toml tools/wasm-split/Cargo.lock tools/was
 build-wasm: wasm-compile deps-wasm-bindgen $(WASM_SPLIT)
 	$(call split-and-bind,$(WASM_PROFILE),--remove-name-section)
 
+# `cargo rustc --crate-type cdylib`: the crate is an rlib for every other build (Cargo.toml).
 wasm-compile: deps-toolchain
-	+$(WASM_ENV) cargo build $(WASM_FLAGS) --profile $(WASM_PROFILE)
+	+$(WASM_ENV) cargo rustc $(WASM_FLAGS) --crate-type cdylib --profile $(WASM_PROFILE)
 
 build-server:
 	+cargo build --features ssr --bin daemonscope --example replay
 
 site:
 	@mkdir -p $(PKG)
-	cp style/main.css $(PKG)/daemonscope.css
-	@if [ -d public ] && [ -n "$$(ls -A public)" ]; then cp -r public/. $(SITE)/; fi
+	cmp -s style/main.css $(PKG)/daemonscope.css || cp style/main.css $(PKG)/daemonscope.css
+	@if [ -d public ] && [ -n "$$(ls -A public)" ]; then cp -rp public/. $(SITE)/; fi
 
 run: deps-apt deps-rust build
 	@echo "daemonscope: serving the demo cluster at http://127.0.0.1:3000"
@@ -209,10 +221,10 @@ test-build:
 # The one-binary property (README, Run the binary): a debug build with `embed-site` (the site
 # `make build` just wrote, inside), copied alone to an empty directory, serves the demo with
 # every file; the plain build there refuses in one line (tools/one-binary-check.sh). A debug
-# build, not the release one: it recompiles only this crate (~15 s warm, since switching the
-# feature rebuilds the library, a cdylib, both ways), where a release build takes minutes. The
-# plain build runs again after it so that target/debug/daemonscope, which the other suites
-# start, reads target/site as before.
+# build, not the release one: the crate is an rlib on the host, so each feature set keeps its
+# own artifacts and switching costs nothing when neither the code nor the site changed (~5 s in
+# all, the check itself), where a release build takes minutes. The plain build runs again after
+# it so that target/debug/daemonscope, which the other suites start, reads target/site as before.
 ONE_BINARY := target/one-binary/daemonscope
 test-one-binary:
 	+cargo build --features ssr,embed-site --bin daemonscope
@@ -268,7 +280,7 @@ screenshots:
 # Figures per change: README.md, Performance; how to see where the bytes go: tools/wasm-breakdown.py.
 WASM_RELEASE_RUSTFLAGS := "-Zlocation-detail=none"
 release-wasm: deps-apt deps-rust $(WASM_SPLIT)
-	$(WASM_ENV) cargo build $(WASM_FLAGS) --profile wasm-release \
+	$(WASM_ENV) cargo rustc $(WASM_FLAGS) --crate-type cdylib --profile wasm-release \
 	  --config 'target.wasm32-unknown-unknown.rustflags=[$(WASM_RELEASE_RUSTFLAGS)]'
 	$(call split-and-bind,wasm-release,)
 	for f in $(PKG)/*.wasm; do wasm-opt -Oz --converge -o $$f $$f; done
