@@ -23,10 +23,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// One test at a time: each starts a control plane and a sim, and on 2 cores three of them
-/// at once slow the controllers enough to blur "settled".
-pub(crate) static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 /// One backend under test: its dashboard state and a kubeconfig for kubectl.
 pub(crate) struct Side {
     name: &'static str,
@@ -375,9 +371,8 @@ pub(crate) fn both(pair: &Pair, args: &[&str]) {
     pair.real.kubectl(args);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
-    let _serial = SERIAL.lock().await;
+/// Run by `k8s_lane` (one comparison against a control plane at a time).
+pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
     let mut failures = Vec::new();
     // DIFF_SEEDS=N runs the first N seeds only (while chasing one difference).
     let seeds = std::env::var("DIFF_SEEDS")
@@ -416,9 +411,8 @@ async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_demo_cluster_and_the_same_changes_agree_with_kubernetes() {
-    let _serial = SERIAL.lock().await;
+/// Run by `k8s_lane` (one comparison against a control plane at a time).
+pub(crate) async fn the_demo_cluster_and_the_same_changes_agree_with_kubernetes() {
     let pair = load_both(demo(), |_| {}).await;
     compare(&pair, "demo scenario").await;
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -549,9 +543,8 @@ fn sample(snapshot: &MatrixSnapshot, peak: &mut Peak) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rollouts_stay_within_the_same_budget_as_kubernetes() {
-    let _serial = SERIAL.lock().await;
+/// Run by `k8s_lane` (one comparison against a control plane at a time).
+pub(crate) async fn rollouts_stay_within_the_same_budget_as_kubernetes() {
     let pair = load_both(rollout_scenario(), |_| {}).await;
     compare(&pair, "rollout scenario").await;
     // (strategy patch, image, most unavailable allowed, most surge pods allowed): §d.1, §d.2.

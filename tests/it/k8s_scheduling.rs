@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::k8s_differential::{both, compare, load_both, write_temp, Pair, Side, SERIAL};
+use crate::k8s_differential::{both, compare, load_both, write_temp, Pair, Side};
 use daemonscope::sim::scenario;
 use daemonscope::sim::ScenarioSource;
 use serde_json::Value;
@@ -140,9 +140,8 @@ async fn same_conditions(pair: &Pair) -> BTreeMap<String, String> {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message_in_the_sim_too() {
-    let _serial = SERIAL.lock().await;
+/// Run by `k8s_lane` (one comparison against a control plane at a time).
+pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message_in_the_sim_too() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let nodes = [
         node(

@@ -15,6 +15,7 @@ mod cli_hardening;
 mod docs_citations;
 mod k8s_admission;
 mod k8s_differential;
+mod k8s_lane;
 mod k8s_rbac;
 mod k8s_refusals;
 mod k8s_refusals_real;
