@@ -26,6 +26,7 @@ mod live_k8s;
 mod live_sim;
 mod live_stale;
 mod page_disconnect;
+mod prometheus_real;
 mod ship_chart;
 mod sim_admission;
 mod sim_api;
