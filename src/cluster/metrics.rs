@@ -5,6 +5,7 @@
 //! for the text format instead of formatting by hand.
 
 use crate::domain::admission::RefusalKind;
+use crate::domain::coverage::CellState;
 use crate::domain::view::DaemonSetColumn;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -29,6 +30,9 @@ pub struct Metrics {
     ds_problem_nodes: Family<Labels, Gauge>,
     ds_creation_refused: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
+    /// Cells per state (9 series per DaemonSet): what a fleet read from Prometheus shows.
+    ds_cells: Family<Labels, Gauge>,
+    nodes: Gauge,
     watch_synced: Family<Labels, Gauge>,
     watch_last_event: Family<Labels, Gauge>,
     watch_relists: Family<Labels, Counter>,
@@ -60,6 +64,13 @@ fn refused_labels(key: &str, kind: RefusalKind) -> Labels {
     ]
 }
 
+fn cell_labels(key: &str, state: CellState) -> Labels {
+    vec![
+        ("daemonset", key.to_string()),
+        ("state", state.as_str().to_string()),
+    ]
+}
+
 fn resource_labels(resource: &str) -> Labels {
     vec![("resource", resource.to_string())]
 }
@@ -78,6 +89,8 @@ impl Metrics {
             ds_problem_nodes: Family::default(),
             ds_creation_refused: Family::default(),
             ds_budget_in_use: Family::default(),
+            ds_cells: Family::default(),
+            nodes: Gauge::default(),
             watch_synced: Family::default(),
             watch_last_event: Family::default(),
             watch_relists: Family::default(),
@@ -132,6 +145,16 @@ impl Metrics {
             "daemonset_budget_in_use",
             "Rollout budget in use now (unavailable nodes, or surge pods in flight)",
             m.ds_budget_in_use.clone(),
+        );
+        registry.register(
+            "daemonset_cells",
+            "The DaemonSet's matrix cells per state (ready, outdated, surge, unready, pending, starting, missing, misscheduled, excluded)",
+            m.ds_cells.clone(),
+        );
+        registry.register(
+            "nodes",
+            "Nodes in the cluster (the matrix's rows)",
+            m.nodes.clone(),
         );
         registry.register(
             "watch_synced",
@@ -202,6 +225,12 @@ impl Metrics {
         self.ds_problem_nodes
             .get_or_create(&labels)
             .set(column.problem_nodes);
+        for state in CellState::ALL {
+            let count = i64::try_from(column.cells.get(state)).unwrap_or(i64::MAX);
+            self.ds_cells
+                .get_or_create(&cell_labels(&column.key, state))
+                .set(count);
+        }
         // One series for the current refuser only: a refusal that changed kind or ended
         // leaves no stale series behind.
         self.remove_refused(&column.key);
@@ -223,6 +252,9 @@ impl Metrics {
     /// Forgets a deleted DaemonSet.
     pub fn remove_column(&self, key: &str) {
         self.remove_refused(key);
+        for state in CellState::ALL {
+            self.ds_cells.remove(&cell_labels(key, state));
+        }
         let labels = ds_labels(key);
         for family in [
             &self.ds_desired,
@@ -237,6 +269,11 @@ impl Metrics {
             family.remove(&labels);
         }
         self.causes.remove_column(key);
+    }
+
+    /// Records the cluster's node count (set as `/metrics` is read: a length, no recompute).
+    pub fn set_nodes(&self, nodes: usize) {
+        self.nodes.set(i64::try_from(nodes).unwrap_or(i64::MAX));
     }
 
     /// Records whether a watcher is synced.
@@ -332,6 +369,32 @@ mod tests {
             !m.encode().expect("encodes").contains("creation_refused{"),
             "refusal over"
         );
+    }
+
+    #[test]
+    fn cells_per_state_and_the_node_count_are_served_and_a_deleted_daemonset_leaves_none() {
+        let m = Metrics::new();
+        let mut column = crate::domain::testing::view_column("security/falco");
+        column.cells = crate::domain::view::StateCounts::of(&[
+            CellState::Ready,
+            CellState::Ready,
+            CellState::Missing,
+        ]);
+        m.set_column(&column);
+        m.set_nodes(12);
+        let text = m.encode().expect("encodes");
+        for line in [
+            "daemonscope_daemonset_cells{daemonset=\"security/falco\",state=\"ready\"} 2\n",
+            "daemonscope_daemonset_cells{daemonset=\"security/falco\",state=\"missing\"} 1\n",
+            "daemonscope_daemonset_cells{daemonset=\"security/falco\",state=\"surge\"} 0\n",
+            "daemonscope_nodes 12\n",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+        assert_eq!(text.matches("daemonscope_daemonset_cells{").count(), 9);
+        m.remove_column("security/falco");
+        let text = m.encode().expect("encodes");
+        assert!(!text.contains("daemonscope_daemonset_cells{"), "{text}");
     }
 
     #[test]
