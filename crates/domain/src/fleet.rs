@@ -10,6 +10,8 @@ use crate::coverage::CellState;
 use crate::view::StateCounts;
 use serde::{Deserialize, Serialize};
 
+pub mod from_metrics;
+
 /// Whether a cluster's numbers can be believed now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClusterHealth {
