@@ -309,6 +309,7 @@ pub fn fleet_from_metrics(
             nodes: gathered.nodes,
             daemonsets: gathered.daemonsets.len(),
             problem_cells: gathered.problem_cells,
+            link: None,
         });
         for (key, placement) in gathered.daemonsets {
             by_key.entry(key).or_default().push(placement);
