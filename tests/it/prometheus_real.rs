@@ -222,6 +222,32 @@ fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_three_clus
         3,
         "every clusters' DaemonSets: {clusters:?}"
     );
+
+    // `serve --fleet-prometheus` on this Prometheus: `/api/fleet` says of each cluster what
+    // its own matrix shows.
+    let template = "https://ds.{cluster}.example.com";
+    let fleet = Demo::start(
+        &dir.path().join("fleet.log"),
+        &[
+            "--fleet-prometheus",
+            &prometheus.url(),
+            "--fleet-link-template",
+            template,
+        ],
+    );
+    let read = || {
+        let (status, body) = crate::fleet_prometheus::api_fleet(fleet.port);
+        if status != 200 {
+            return Err(format!("HTTP {status}: {body}"));
+        }
+        serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
+    };
+    crate::support::real_cluster::wait_for("/api/fleet", 30, || read().ok());
+    crate::fleet_prometheus::assert_fleet_matches_each_cluster(
+        read,
+        &[("a", a.port), ("b", b.port), ("c", c.port)],
+        template,
+    );
     eprintln!(
         "prometheus_real: alerts fired and panels checked in {:?}",
         started.elapsed()

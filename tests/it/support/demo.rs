@@ -74,9 +74,17 @@ impl Demo {
 
 /// The body of a GET to `127.0.0.1:port`, when the status is 200.
 pub fn get(port: u16, path: &str) -> Option<String> {
+    match request(port, path)? {
+        (200, body) => Some(body),
+        _ => None,
+    }
+}
+
+/// The status and body of a GET to `127.0.0.1:port` (None when nothing answers).
+pub fn request(port: u16, path: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
+        .set_read_timeout(Some(Duration::from_secs(20)))
         .ok()?;
     write!(
         stream,
@@ -87,20 +95,18 @@ pub fn get(port: u16, path: &str) -> Option<String> {
     stream.read_to_end(&mut answer).ok()?;
     let answer = String::from_utf8(answer).ok()?;
     let (head, body) = answer.split_once("\r\n\r\n")?;
-    if !head.starts_with("HTTP/1.1 200") {
-        return None;
-    }
+    let status = head.get(9..12)?.parse().ok()?;
     if head
         .to_ascii_lowercase()
         .contains("transfer-encoding: chunked")
     {
-        return Some(dechunk(body));
+        return Some((status, dechunk(body)));
     }
-    Some(body.to_string())
+    Some((status, body.to_string()))
 }
 
-/// The payload of a chunked body.
-fn dechunk(mut body: &str) -> String {
+/// The payload of a chunked body (as much of it as has arrived).
+pub fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = body.split_once("\r\n") {
         let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
