@@ -1,7 +1,10 @@
-//! A real Prometheus (Debian's 2.42) scraping two daemonscope demos as two clusters, with the
-//! shipped alert rules and Grafana dashboard (issue 25 item 5): what a person running the
+//! A real Prometheus (Debian's 2.42) scraping three daemonscope demos and one daemonscope of
+//! Kubernetes' own control plane as four clusters, with the shipped alert rules and Grafana
+//! dashboard (issue 25 item 5): what a person running the
 //! `deploy/prometheus/` files would get.
 //!
+//! Cluster `k8s` is a daemonscope in front of Kubernetes' own control plane
+//! (`support::real_cluster`): its line in the fleet must equal its matrix too.
 //! Cluster `a` is the demo with `--stall-after 3s`: node-exporter's rollout is stalled at once
 //! (its new image crash-loops on worker-1, NotReady worker-6 holds maxUnavailable 1) and
 //! falco's pod is refused by a webhook on worker-3. Cluster `b` is the same demo with the
@@ -13,8 +16,9 @@
 //! `for:` cut to 2 s: as shipped (1 min and 2 min) the suite would take more than a minute;
 //! the `for:` durations themselves are covered by `promtool test rules` (`make test-alerts`).
 
-use crate::support::demo::Demo;
+use crate::support::demo::{free_port, Demo};
 use crate::support::prometheus::{Prometheus, Target};
+use crate::support::real_cluster::{text, RealCluster, TWO_NODES_AND_A_DAEMONSET};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -111,14 +115,28 @@ fn tuple(alert: &str, cluster: &str, ds: &str, cause: &str) -> (String, String, 
 }
 
 #[test]
-fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_three_clusters() {
+fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_four_clusters() {
     let started = Instant::now();
     let dir = tempfile::tempdir().expect("temp dir");
+    // Kubernetes' own control plane as a fourth cluster, `k8s`: two kwok nodes and one
+    // DaemonSet made by the real controllers; it starts (about 4 s) beside the demos and
+    // Prometheus, which scrapes its daemonscope's port from the start (down until then).
+    // Serialised with the other suites on the control plane (their lock).
+    let _serial = crate::k8s_differential::SERIAL.blocking_lock();
+    let objects = dir.path().join("objects.yaml");
+    std::fs::write(&objects, TWO_NODES_AND_A_DAEMONSET).expect("write objects.yaml");
+    let k8s = std::thread::spawn(move || {
+        let k8s = RealCluster::start(&[]);
+        let applied = k8s.kubectl(&["apply", "-f", &objects.to_string_lossy()]);
+        assert!(applied.status.success(), "{}", text(&applied));
+        k8s
+    });
     let a = Demo::start(&dir.path().join("a.log"), &["--stall-after", "3s"]);
     let b = Demo::start(&dir.path().join("b.log"), &[]);
     let young = dir.path().join("young-worker-3.yaml");
     std::fs::write(&young, demo_with_young_worker_3()).expect("write scenario");
     let c = Demo::start_scenario(&dir.path().join("c.log"), &young, &["--stall-after", "3s"]);
+    let k8s_port = free_port();
     let rules = dir.path().join("rules.yaml");
     std::fs::write(&rules, rules_with_short_for()).expect("write rules");
     let prometheus = Prometheus::start(
@@ -126,9 +144,12 @@ fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_three_clus
             Target::cluster(a.addr(), "a"),
             Target::cluster(b.addr(), "b"),
             Target::cluster(c.addr(), "c"),
+            Target::cluster(format!("127.0.0.1:{k8s_port}"), "k8s"),
         ],
         Some(&rules),
     );
+    let k8s = k8s.join().expect("the control plane started");
+    let on_k8s = Demo::start_kubeconfig(&dir.path().join("k8s.log"), &k8s.kubeconfig, k8s_port);
 
     let stalled = "DaemonSetRolloutStalled";
     let missing = "DaemonSetPodsMissing";
@@ -214,15 +235,6 @@ fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_three_clus
             .unwrap_or_else(|| panic!("panel {title:?}: the query failed: {expr}"));
         assert!(!result.is_empty(), "panel {title:?} has no data: {expr}");
     }
-    let clusters = prometheus
-        .query("count by (cluster) (daemonscope_daemonset_desired)")
-        .expect("query");
-    assert_eq!(
-        clusters.len(),
-        3,
-        "every clusters' DaemonSets: {clusters:?}"
-    );
-
     // `serve --fleet-prometheus` on this Prometheus: `/api/fleet` says of each cluster what
     // its own matrix shows.
     let template = "https://ds.{cluster}.example.com";
@@ -245,11 +257,25 @@ fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_three_clus
     crate::support::real_cluster::wait_for("/api/fleet", 30, || read().ok());
     crate::fleet_prometheus::assert_fleet_matches_each_cluster(
         read,
-        &[("a", a.port), ("b", b.port), ("c", c.port)],
+        &[
+            ("a", a.port),
+            ("b", b.port),
+            ("c", c.port),
+            ("k8s", on_k8s.port),
+        ],
         template,
     );
+    let clusters = prometheus
+        .query("count by (cluster) (daemonscope_daemonset_desired)")
+        .expect("query");
+    assert_eq!(
+        clusters.len(),
+        4,
+        "every cluster's DaemonSets: {clusters:?}"
+    );
+
     eprintln!(
-        "prometheus_real: alerts fired and panels checked in {:?}",
+        "prometheus_real: alerts, panels and the fleet checked in {:?}",
         started.elapsed()
     );
 }

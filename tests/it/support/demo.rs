@@ -1,5 +1,5 @@
-//! `daemonscope serve --demo` as a child process on a free loopback port, killed on drop, with
-//! a plain blocking GET.
+//! `daemonscope serve` (`--demo`, or a kubeconfig) as a child process on a free loopback port,
+//! killed on drop, with a plain blocking GET.
 //!
 //! Why a process and not the in-process router: the suites that use it (alert rules, the real
 //! Prometheus) scrape `/metrics` over TCP as Prometheus does, and several of them run side by
@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::Duration;
 
-/// A running `serve --demo`.
+/// A running `serve`.
 pub struct Demo {
     child: Child,
     /// Its loopback port.
@@ -38,26 +38,37 @@ pub fn free_port() -> u16 {
 impl Demo {
     /// Starts `serve --demo` with `args` (e.g. `--stall-after 3s`), logging to `log`.
     pub fn start(log: &Path, args: &[&str]) -> Demo {
-        Self::spawn(log, None, args)
+        Self::serve(log, &["--demo"], args)
     }
 
     /// Starts `serve --demo SCENARIO` with `args`.
     pub fn start_scenario(log: &Path, scenario: &Path, args: &[&str]) -> Demo {
-        Self::spawn(log, Some(scenario), args)
+        let scenario = scenario.to_string_lossy();
+        Self::serve(log, &["--demo", &scenario], args)
     }
 
-    fn spawn(log: &Path, scenario: Option<&Path>, args: &[&str]) -> Demo {
-        let port = free_port();
+    /// Starts `serve --kubeconfig FILE` (a real cluster) on `port`, chosen beforehand (e.g.
+    /// so Prometheus can be told where to scrape before the cluster is up).
+    pub fn start_kubeconfig(log: &Path, kubeconfig: &Path, port: u16) -> Demo {
+        let kubeconfig = kubeconfig.to_string_lossy();
+        Self::serve_on(log, &["--kubeconfig", &kubeconfig], &[], port)
+    }
+
+    fn serve(log: &Path, target: &[&str], args: &[&str]) -> Demo {
+        Self::serve_on(log, target, args, free_port())
+    }
+
+    fn serve_on(log: &Path, target: &[&str], args: &[&str], port: u16) -> Demo {
         let out = std::fs::File::create(log).expect("server log");
         let child = Command::new(env!("CARGO_BIN_EXE_daemonscope"))
-            .args(["serve", "--demo"])
-            .args(scenario)
+            .arg("serve")
+            .args(target)
             .args(args)
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .stdout(out.try_clone().expect("log handle"))
             .stderr(out)
             .spawn()
-            .expect("run daemonscope serve --demo");
+            .expect("run daemonscope serve");
         Demo { child, port }
     }
 
