@@ -20,7 +20,8 @@ WASM_FLAGS := -p daemonscope --lib --target wasm32-unknown-unknown --no-default-
 TOOLS := $(CURDIR)/.tools
 export PATH := $(HOME)/.cargo/bin:$(TOOLS)/bin:$(PATH)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# prometheus: for its promtool (`make test-alerts`); Debian's 2.42 package, 18 s to install here
+# prometheus: promtool (`make test-alerts`) and the real Prometheus that tests/it/prometheus_real.rs
+# starts (on its own port and TSDB, in `make test-rust`); Debian's 2.42 package, 18 s to install here
 # (README, Alerts and metrics, says why not a build from the Go module proxy). Installed with
 # --no-install-recommends; on a machine run by systemd its prometheus service starts too.
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium prometheus

@@ -49,6 +49,8 @@ pub mod cli;
 #[cfg(feature = "ssr")]
 pub mod cluster;
 #[cfg(feature = "ssr")]
+pub mod fleet_prometheus;
+#[cfg(feature = "ssr")]
 pub mod web;
 #[cfg(feature = "ssr")]
 pub mod windows;

@@ -37,6 +37,8 @@ impl From<Output> for daemonscope::cli::OutputFormat {
     }
 }
 
+// Parsed once at start; boxing the big `serve` variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the dashboard for a cluster (kubeconfig, in-cluster, or --demo).
@@ -80,6 +82,21 @@ enum Command {
         /// (`make release`), else target/site.
         #[arg(long, env = "DAEMONSCOPE_SITE_ROOT")]
         site_root: Option<PathBuf>,
+        /// Serve the fleet (`/api/fleet`) read from this Prometheus' query API (or Thanos,
+        /// Mimir, VictoriaMetrics), e.g. http://prometheus-operated.monitoring:9090: every
+        /// cluster whose daemonscope it scrapes, with no watch on them.
+        #[arg(long)]
+        fleet_prometheus: Option<String>,
+        /// The label that names each cluster in Prometheus (a target or external label).
+        #[arg(long, default_value = "cluster", requires = "fleet_prometheus")]
+        fleet_cluster_label: String,
+        /// Each cluster's own daemonscope, `{cluster}` replaced by its name, e.g.
+        /// https://ds.{cluster}.example.com.
+        #[arg(long, requires = "fleet_prometheus")]
+        fleet_link_template: Option<String>,
+        /// How long one fleet query to Prometheus may take (e.g. 10s, 500ms).
+        #[arg(long, default_value = "10s", value_parser = parse_positive, requires = "fleet_prometheus")]
+        fleet_timeout: std::time::Duration,
     },
     /// Run the simulated Kubernetes API server standalone (for kubectl and tests).
     Sim {
@@ -169,7 +186,28 @@ fn main() -> ExitCode {
             watch_quiet_after,
             readyz_every,
             site_root,
+            fleet_prometheus,
+            fleet_cluster_label,
+            fleet_link_template,
+            fleet_timeout,
         } => {
+            let fleet = match fleet_prometheus
+                .map(|url| {
+                    fleet_source(
+                        &url,
+                        &fleet_cluster_label,
+                        fleet_link_template.as_deref(),
+                        fleet_timeout,
+                    )
+                })
+                .transpose()
+            {
+                Ok(fleet) => fleet,
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    return ExitCode::from(2);
+                }
+            };
             let target = match (demo, generate) {
                 (_, Some(spec)) => daemonscope::web::ClusterTarget::Demo(
                     daemonscope::sim::ScenarioSource::Generate(spec),
@@ -196,10 +234,31 @@ fn main() -> ExitCode {
                     readyz_every,
                 },
                 site: daemonscope::web::site::Site::from_arg(site_root),
+                fleet,
             };
             run_async(daemonscope::web::serve(options))
         }
     }
+}
+
+/// The fleet's source from `--fleet-prometheus` and its companions, or the first one wrong.
+fn fleet_source(
+    url: &str,
+    label: &str,
+    links: Option<&str>,
+    timeout: std::time::Duration,
+) -> Result<daemonscope::fleet_prometheus::FleetSource, String> {
+    let client = daemonscope::fleet_prometheus::client::PromClient::new(url, timeout)
+        .map_err(|e| e.to_string())?;
+    let label = daemonscope::domain::fleet::from_metrics::ClusterLabel::new(label)
+        .map_err(|e| format!("--fleet-cluster-label: {e}"))?;
+    let links = links
+        .map(daemonscope::domain::fleet::LinkTemplate::new)
+        .transpose()
+        .map_err(|e| format!("--fleet-link-template: {e}"))?;
+    Ok(daemonscope::fleet_prometheus::FleetSource::new(
+        client, label, links,
+    ))
 }
 
 /// `--new-node-grace`: a duration as the scenario files write them (`2m`, `90s`, `1m30s`, a

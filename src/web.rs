@@ -8,6 +8,7 @@ pub mod complete;
 pub mod conn;
 #[cfg(feature = "embed-site")]
 pub mod embedded;
+pub mod fleet;
 pub mod headers;
 pub mod limits;
 pub mod live;
@@ -63,6 +64,8 @@ pub struct ServeOptions {
     pub freshness: crate::cluster::watch::Freshness,
     /// Where the WASM, JS, CSS and favicon come from (`--site-root`, or the binary itself).
     pub site: site::Site,
+    /// The fleet read from Prometheus (`--fleet-prometheus`), served on `/api/fleet`.
+    pub fleet: Option<crate::fleet_prometheus::FleetSource>,
 }
 
 /// What every axum handler gets: the Leptos options and the live state. The server
@@ -79,6 +82,8 @@ pub struct AppState {
     pub windows: Arc<Windows>,
     /// Where the browser's files come from.
     pub site: site::Site,
+    /// The fleet's source (`--fleet-prometheus`), for `/api/fleet`; None: no fleet.
+    pub fleet: Option<Arc<crate::fleet_prometheus::FleetSource>>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -110,6 +115,7 @@ impl AppState {
             live,
             reader: None,
             site,
+            fleet: None,
         }
     }
 
@@ -117,6 +123,12 @@ impl AppState {
     /// templates).
     pub fn with_reader(mut self, reader: Reader) -> Self {
         self.reader = Some(reader);
+        self
+    }
+
+    /// The same state, with `/api/fleet` read from `source`.
+    pub fn with_fleet(mut self, source: Option<crate::fleet_prometheus::FleetSource>) -> Self {
+        self.fleet = source.map(Arc::new);
         self
     }
 }
@@ -137,6 +149,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
         .route("/metrics", get(probes::metrics))
+        .route("/api/fleet", get(fleet::fleet))
         .route("/api/live", get(live::live_feed))
         .route("/api/view", get(view::view_feed))
         .route("/api/view/node/{name}", get(view::node_view))
@@ -338,7 +351,8 @@ pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
         listener,
         router(
             AppState::with_site(addr, live, options.site)
-                .with_reader(Reader::new(conn.client.clone())),
+                .with_reader(Reader::new(conn.client.clone()))
+                .with_fleet(options.fleet),
         ),
         conn::HEADER_READ_TIMEOUT,
         shutdown_signal(),

@@ -5,6 +5,7 @@
 //! for the text format instead of formatting by hand.
 
 use crate::domain::admission::RefusalKind;
+use crate::domain::coverage::CellState;
 use crate::domain::view::DaemonSetColumn;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -29,6 +30,9 @@ pub struct Metrics {
     ds_problem_nodes: Family<Labels, Gauge>,
     ds_creation_refused: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
+    /// Cells per state (9 series per DaemonSet): what a fleet read from Prometheus shows.
+    ds_cells: Family<Labels, Gauge>,
+    nodes: Gauge,
     watch_synced: Family<Labels, Gauge>,
     watch_last_event: Family<Labels, Gauge>,
     watch_relists: Family<Labels, Counter>,
@@ -60,6 +64,13 @@ fn refused_labels(key: &str, kind: RefusalKind) -> Labels {
     ]
 }
 
+fn cell_labels(key: &str, state: CellState) -> Labels {
+    vec![
+        ("daemonset", key.to_string()),
+        ("state", state.as_str().to_string()),
+    ]
+}
+
 fn resource_labels(resource: &str) -> Labels {
     vec![("resource", resource.to_string())]
 }
@@ -78,6 +89,8 @@ impl Metrics {
             ds_problem_nodes: Family::default(),
             ds_creation_refused: Family::default(),
             ds_budget_in_use: Family::default(),
+            ds_cells: Family::default(),
+            nodes: Gauge::default(),
             watch_synced: Family::default(),
             watch_last_event: Family::default(),
             watch_relists: Family::default(),
@@ -132,6 +145,16 @@ impl Metrics {
             "daemonset_budget_in_use",
             "Rollout budget in use now (unavailable nodes, or surge pods in flight)",
             m.ds_budget_in_use.clone(),
+        );
+        registry.register(
+            "daemonset_cells",
+            "The DaemonSet's matrix cells per state (ready, outdated, surge, unready, pending, starting, missing, misscheduled, excluded)",
+            m.ds_cells.clone(),
+        );
+        registry.register(
+            "nodes",
+            "Nodes in the cluster (the matrix's rows)",
+            m.nodes.clone(),
         );
         registry.register(
             "watch_synced",
@@ -202,6 +225,12 @@ impl Metrics {
         self.ds_problem_nodes
             .get_or_create(&labels)
             .set(column.problem_nodes);
+        for state in CellState::ALL {
+            let count = i64::try_from(column.cells.get(state)).unwrap_or(i64::MAX);
+            self.ds_cells
+                .get_or_create(&cell_labels(&column.key, state))
+                .set(count);
+        }
         // One series for the current refuser only: a refusal that changed kind or ended
         // leaves no stale series behind.
         self.remove_refused(&column.key);
@@ -223,6 +252,9 @@ impl Metrics {
     /// Forgets a deleted DaemonSet.
     pub fn remove_column(&self, key: &str) {
         self.remove_refused(key);
+        for state in CellState::ALL {
+            self.ds_cells.remove(&cell_labels(key, state));
+        }
         let labels = ds_labels(key);
         for family in [
             &self.ds_desired,
@@ -237,6 +269,11 @@ impl Metrics {
             family.remove(&labels);
         }
         self.causes.remove_column(key);
+    }
+
+    /// Records the cluster's node count (set as `/metrics` is read: a length, no recompute).
+    pub fn set_nodes(&self, nodes: usize) {
+        self.nodes.set(i64::try_from(nodes).unwrap_or(i64::MAX));
     }
 
     /// Records whether a watcher is synced.
@@ -288,60 +325,4 @@ impl Metrics {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::admission::classify_refusal;
-    use crate::domain::view::RefusedCreation;
-
-    fn refused(key: &str, message: &str, missing: i64) -> DaemonSetColumn {
-        let mut column = crate::domain::testing::view_column(key);
-        column.missing = missing;
-        column.refused = Some(RefusedCreation {
-            refusal: classify_refusal(message),
-            last_seen: 1,
-        });
-        column
-    }
-
-    #[test]
-    fn a_refused_daemonset_has_one_series_for_its_current_refuser_j() {
-        let m = Metrics::new();
-        m.set_column(&refused(
-            "security/falco",
-            "Error creating: admission webhook \"w.example.com\" denied the request: no",
-            1,
-        ));
-        let text = m.encode().expect("encodes");
-        assert!(
-            text.contains("daemonscope_daemonset_creation_refused{daemonset=\"security/falco\",kind=\"webhook\"} 1\n"),
-            "{text}"
-        );
-        m.set_column(&refused(
-            "security/falco",
-            "violates PodSecurity \"baseline:latest\": privileged",
-            2,
-        ));
-        let text = m.encode().expect("encodes");
-        assert!(
-            !text.contains("kind=\"webhook\""),
-            "the old kind's series is gone: {text}"
-        );
-        assert!(text.contains("kind=\"pod_security\"} 2\n"), "{text}");
-        m.set_column(&crate::domain::testing::view_column("security/falco"));
-        assert!(
-            !m.encode().expect("encodes").contains("creation_refused{"),
-            "refusal over"
-        );
-    }
-
-    #[test]
-    fn label_values_are_escaped_as_the_text_format_asks() {
-        let m = Metrics::new();
-        m.set_column(&refused("ns/a\"b\\c\nd", "garbled", 1));
-        let text = m.encode().expect("encodes");
-        assert!(
-            text.contains("daemonscope_daemonset_creation_refused{daemonset=\"ns/a\\\"b\\\\c\\nd\",kind=\"other\"} 1\n"),
-            "{text}"
-        );
-    }
-}
+mod tests;

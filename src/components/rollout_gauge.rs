@@ -166,6 +166,7 @@ mod tests {
             missing: 0,
             starting: 0,
             problem_nodes: 0,
+            cells: Default::default(),
             refused: None,
             strategy,
             surge_mode,

@@ -66,6 +66,8 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 
 /// Prometheus text exposition.
 pub async fn metrics(State(state): State<AppState>) -> Response {
+    let (nodes, _, _) = state.live.read(|s| s.counts());
+    state.live.metrics().set_nodes(nodes);
     match state.live.metrics().encode() {
         Ok(text) => (
             [(

@@ -5,11 +5,10 @@
 //! dashboard query is PromQL that promtool accepts.
 //! (`promtool test rules` runs the rules' own unit tests: `make test-alerts`.)
 
+use crate::support::demo::Demo;
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn root() -> PathBuf {
@@ -101,53 +100,6 @@ fn every_dashboard_query_is_promql_that_promtool_accepts() {
     );
 }
 
-struct Demo {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Demo {
-    fn start(log: &Path) -> Demo {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free loopback port")
-            .port();
-        let out = std::fs::File::create(log).expect("server log");
-        let child = Command::new(env!("CARGO_BIN_EXE_daemonscope"))
-            .args(["serve", "--demo", "--stall-after", "3s"])
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .stdout(out.try_clone().expect("log handle"))
-            .stderr(out)
-            .spawn()
-            .expect("run daemonscope serve --demo");
-        Demo { child, port }
-    }
-
-    /// The body of a GET, when the status is 200.
-    fn get(&self, path: &str) -> Option<String> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .ok()?;
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        )
-        .ok()?;
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).ok()?;
-        let (head, body) = answer.split_once("\r\n\r\n")?;
-        head.starts_with("HTTP/1.1 200").then(|| body.to_string())
-    }
-}
-
 /// The value of the sample `line_start` (a name with its labels), when present.
 fn sample(metrics: &str, line_start: &str) -> Option<f64> {
     metrics
@@ -165,7 +117,7 @@ fn sample(metrics: &str, line_start: &str) -> Option<f64> {
 fn every_series_the_rules_and_the_dashboard_read_is_on_the_demos_metrics() {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("serve.log");
-    let demo = Demo::start(&log);
+    let demo = Demo::start(&log, &["--stall-after", "3s"]);
     let wanted: BTreeSet<String> = metric_names(&read("deploy/prometheus/daemonscope-rules.yaml"))
         .into_iter()
         .chain(dashboard_queries().iter().flat_map(|q| metric_names(q)))

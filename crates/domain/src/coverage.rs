@@ -127,7 +127,14 @@ impl CellState {
         !matches!(self, CellState::Missing | CellState::Excluded)
     }
 
-    /// The `data-state` name (the serde name), for HTML attributes and scripts.
+    /// The state named `name` ([`CellState::as_str`]'s words), if any: read back from a
+    /// metric label or a URL.
+    pub fn parse(name: &str) -> Option<CellState> {
+        CellState::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The `data-state` name (the serde name), for HTML attributes, scripts and the `state`
+    /// metric label.
     pub fn as_str(self) -> &'static str {
         match self {
             CellState::Ready => "ready",

@@ -10,6 +10,8 @@ use crate::coverage::CellState;
 use crate::view::StateCounts;
 use serde::{Deserialize, Serialize};
 
+pub mod from_metrics;
+
 /// Whether a cluster's numbers can be believed now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClusterHealth {
@@ -31,6 +33,47 @@ pub struct FleetCluster {
     pub daemonsets: usize,
     /// Cells that count as a problem (`coverage::problem`), summed over its DaemonSets.
     pub problem_cells: usize,
+    /// Where this cluster's own daemonscope is, when the fleet is read from Prometheus (from
+    /// `--fleet-link-template`, [`LinkTemplate`]); None in process, where the cluster's
+    /// pages are this server's own.
+    #[serde(default)]
+    pub link: Option<String>,
+}
+
+/// A URL with `{cluster}` in it, e.g. `https://ds.{cluster}.example.com`: each cluster's own
+/// daemonscope, linked from a fleet read from Prometheus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkTemplate(String);
+
+/// A link template without `{cluster}`: every cluster would link to the same place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the link template {0:?} has no {{cluster}} in it")]
+pub struct BadLinkTemplate(pub String);
+
+impl LinkTemplate {
+    /// The template, if it names `{cluster}`.
+    pub fn new(template: &str) -> Result<LinkTemplate, BadLinkTemplate> {
+        if template.contains("{cluster}") {
+            Ok(LinkTemplate(template.to_string()))
+        } else {
+            Err(BadLinkTemplate(template.to_string()))
+        }
+    }
+
+    /// The link for `cluster`: the name percent-encoded (a label value may hold any
+    /// character; only `A-Z a-z 0-9 - . _ ~` go in as they are), so it cannot leave its
+    /// place in the URL.
+    pub fn link(&self, cluster: &str) -> String {
+        let mut encoded = String::with_capacity(cluster.len());
+        for byte in cluster.bytes() {
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                encoded.push(char::from(byte));
+            } else {
+                encoded.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        self.0.replace("{cluster}", &encoded)
+    }
 }
 
 /// One DaemonSet's problems in one cluster.
@@ -92,6 +135,20 @@ mod tests {
             refused: 0,
             stalled: None,
         }
+    }
+
+    #[test]
+    fn a_link_names_the_cluster_encoded_and_a_template_must_name_it() {
+        let template = LinkTemplate::new("https://ds.{cluster}.example.com/").expect("valid");
+        assert_eq!(template.link("prod-eu"), "https://ds.prod-eu.example.com/");
+        assert_eq!(
+            template.link("a/b?c\"é"),
+            "https://ds.a%2Fb%3Fc%22%C3%A9.example.com/"
+        );
+        assert_eq!(
+            LinkTemplate::new("https://ds.example.com"),
+            Err(BadLinkTemplate("https://ds.example.com".into()))
+        );
     }
 
     #[test]

@@ -245,6 +245,7 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         missing: 0,
         starting: 0,
         problem_nodes: 0,
+        cells: Default::default(),
         refused: None,
         strategy: crate::view::StrategyKind::RollingUpdate,
         surge_mode: false,

@@ -42,6 +42,11 @@ pub struct DaemonSetColumn {
     /// `/metrics` exports as `daemonscope_daemonset_problem_nodes`.
     #[serde(default)]
     pub problem_nodes: i64,
+    /// Cells per state, as the matrix shows them (a young node's pod-less cell `starting`):
+    /// what `/metrics` exports as `daemonscope_daemonset_cells{state}`, so a fleet read from
+    /// Prometheus counts the same cells as the cluster's own matrix.
+    #[serde(default)]
+    pub cells: StateCounts,
     /// `spec.updateStrategy.type`.
     pub strategy: StrategyKind,
     /// Resolved budget, None when it cannot be resolved (then `budget_error` says why).

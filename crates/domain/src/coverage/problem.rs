@@ -95,6 +95,7 @@ mod tests {
             missing: 0,
             starting: 0,
             problem_nodes: 0,
+            cells: Default::default(),
             refused: None,
             missing_causes: None,
             strategy,

@@ -7,7 +7,7 @@ use crate::controller::budget_in_use;
 use crate::facts::{DaemonSetFacts, NodeFacts, PodFacts, TaintEffect, UpdateStrategy};
 use crate::rollout::{compute_status_for_slots, kubectl_rollout_status, resolve_budget, NodeSlot};
 use crate::scheduling::DaemonPod;
-use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, StrategyKind};
+use crate::view::{DaemonSetColumn, MatrixSnapshot, NodeRow, StateCounts, StrategyKind};
 
 /// At most this many taints and labels are shown per row, each at most [`MAX_TEXT`] chars:
 /// the values come from the cluster and are shown to people
@@ -160,13 +160,12 @@ pub fn column_summary_in_grace(
         rollout_error: verdict.error,
         pace: None,
         problem_nodes: 0,
+        cells: StateCounts::default(),
         refused: None,
         missing_causes: None,
     };
-    // The one definition of a problem, under the column's stand (no pace here: a stall is
-    // the live store's to know, and it recounts then).
-    let stand = RolloutStand::of(&column);
-    column.problem_nodes = slots
+    // Each cell's state, as the matrix shows it (a young node's pod-less cell is `starting`).
+    let states: Vec<CellState> = slots
         .iter()
         .filter(|s| !s.gone)
         .map(|s| {
@@ -176,7 +175,14 @@ pub fn column_summary_in_grace(
                 other => other,
             }
         })
-        .filter(|state| is_problem(*state, stand))
+        .collect();
+    column.cells = StateCounts::of(&states);
+    // The one definition of a problem, under the column's stand (no pace here: a stall is
+    // the live store's to know, and it recounts then).
+    let stand = RolloutStand::of(&column);
+    column.problem_nodes = states
+        .iter()
+        .filter(|state| is_problem(**state, stand))
         .count() as i64;
     column
 }

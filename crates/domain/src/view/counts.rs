@@ -33,6 +33,11 @@ impl StateCounts {
         self.by_state[state.index()] += 1;
     }
 
+    /// `count` cells in `state` (a count read back from elsewhere, e.g. Prometheus).
+    pub fn set(&mut self, state: CellState, count: usize) {
+        self.by_state[state.index()] = count;
+    }
+
     /// One cell fewer in `state` (never below zero).
     pub fn remove(&mut self, state: CellState) {
         let slot = &mut self.by_state[state.index()];

@@ -75,10 +75,28 @@ fn column_summary_mirrors_status_budget_and_verdict() {
         col.problem_nodes, 2,
         "misscheduled n3 and missing n4; §d.3 n1's old revision is the rollout moving"
     );
+    let young = column_summary_in_grace(&d, &slots, 100, &|n| n == "n4");
     assert_eq!(
-        column_summary_in_grace(&d, &slots, 100, &|n| n == "n4").problem_nodes,
-        1,
+        young.problem_nodes, 1,
         "a young node's missing pod is starting, not a problem"
+    );
+    let per_state = |c: &DaemonSetColumn| -> Vec<(CellState, usize)> {
+        c.cells.iter().filter(|(_, n)| *n > 0).collect()
+    };
+    assert_eq!(
+        per_state(&col),
+        [
+            (CellState::Ready, 1),
+            (CellState::Outdated, 1),
+            (CellState::Missing, 1),
+            (CellState::Misscheduled, 1)
+        ],
+        "the cells per state the matrix shows (what /metrics exports)"
+    );
+    assert_eq!(
+        per_state(&young)[2],
+        (CellState::Starting, 1),
+        "a young node's pod-less cell counts as starting"
     );
     assert_eq!(col.strategy.as_str(), "RollingUpdate");
     assert_eq!(col.key, "kube-system/agent");
