@@ -121,8 +121,6 @@ fn the_shipped_rules_and_dashboard_work_on_a_real_prometheus_scraping_four_clust
     // Kubernetes' own control plane as a fourth cluster, `k8s`: two kwok nodes and one
     // DaemonSet made by the real controllers; it starts (about 4 s) beside the demos and
     // Prometheus, which scrapes its daemonscope's port from the start (down until then).
-    // Serialised with the other suites on the control plane (their lock).
-    let _serial = crate::k8s_differential::SERIAL.blocking_lock();
     let objects = dir.path().join("objects.yaml");
     std::fs::write(&objects, TWO_NODES_AND_A_DAEMONSET).expect("write objects.yaml");
     let k8s = std::thread::spawn(move || {
