@@ -178,6 +178,7 @@ mod tests {
             rollout_error: None,
             pace: None,
             missing_causes: None,
+            requests: Default::default(),
         }
     }
 

@@ -127,6 +127,14 @@ impl CellState {
         !matches!(self, CellState::Missing | CellState::Excluded)
     }
 
+    /// Whether §a shouldRun is true in this state (every state but `excluded` and
+    /// `misscheduled`). Why: the DaemonSet tax of a pool (§j.5) sums the DaemonSets that should
+    /// run on each node by the placement rules, and the matrix's states already carry that
+    /// answer.
+    pub fn should_run(self) -> bool {
+        !matches!(self, CellState::Excluded | CellState::Misscheduled)
+    }
+
     /// The `data-state` name (the serde name), for HTML attributes and scripts.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -257,6 +257,7 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         rollout_error: None,
         pace: None,
         missing_causes: None,
+        requests: Default::default(),
     }
 }
 
@@ -269,5 +270,6 @@ pub fn view_row(name: &str, cells: &[crate::coverage::CellState]) -> crate::view
         taints: vec![],
         labels: vec![],
         cells: cells.to_vec(),
+        allocatable: Default::default(),
     }
 }

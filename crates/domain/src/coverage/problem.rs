@@ -97,6 +97,7 @@ mod tests {
             problem_nodes: 0,
             refused: None,
             missing_causes: None,
+            requests: Default::default(),
             strategy,
             max_unavailable: Some(1),
             max_surge: Some(0),

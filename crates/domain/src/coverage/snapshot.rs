@@ -162,6 +162,7 @@ pub fn column_summary_in_grace(
         problem_nodes: 0,
         refused: None,
         missing_causes: None,
+        requests: ds.template.requests.clone(),
     };
     // The one definition of a problem, under the column's stand (no pace here: a stall is
     // the live store's to know, and it recounts then).
@@ -236,6 +237,7 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
         taints,
         labels,
         cells,
+        allocatable: node.allocatable.clone(),
     }
 }
 
