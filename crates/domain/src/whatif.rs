@@ -10,6 +10,7 @@
 
 mod parse;
 mod render;
+pub mod requests;
 
 pub use parse::{parse_edits, EditError, EditScope, MAX_EDITS};
 pub use render::{decode, describe_edits, encode, to_query, toleration_spec};
@@ -60,6 +61,10 @@ pub enum TemplateEdit {
     AddToleration(Toleration),
     /// Replaces `spec.template.spec.nodeSelector` as a whole (empty: no nodeSelector).
     SetNodeSelector(Labels),
+    /// Sets what the pod asks per resource (`resource`, quantity as written), as a change of
+    /// the containers' `resources.requests` would (§j.2); checked by
+    /// [`requests::parse_requests`].
+    SetRequests(Vec<(String, String)>),
 }
 
 /// The edits of one preview, in the order they were given.
@@ -131,6 +136,7 @@ pub fn apply_template_edits(template: &TemplateFacts, edits: &[TemplateEdit]) ->
         match edit {
             TemplateEdit::AddToleration(t) => out.tolerations.push(t.clone()),
             TemplateEdit::SetNodeSelector(selector) => out.node_selector = selector.clone(),
+            TemplateEdit::SetRequests(pairs) => requests::apply_requests(&mut out.requests, pairs),
         }
     }
     out
@@ -157,6 +163,9 @@ pub enum Outcome {
     /// The taint-eviction controller evicts the running pod for a `NoExecute` taint (§a.5):
     /// `None` at once (untolerated), `Some(s)` after the toleration's `tolerationSeconds`.
     Evicted(Option<u64>),
+    /// The pod should run here, but with the edited requests the node has no room for it
+    /// (NodeResourcesFit, §j.4): the scheduler would leave it Pending.
+    WouldNotFit,
 }
 
 impl Outcome {
@@ -170,6 +179,7 @@ impl Outcome {
             Outcome::KeepsRunning => "keep",
             Outcome::DesiredAgain => "desired",
             Outcome::Evicted(_) => "evict",
+            Outcome::WouldNotFit => "not-fit",
         }
     }
 
@@ -188,6 +198,7 @@ impl Outcome {
             Outcome::Evicted(Some(s)) => {
                 format!("evicted by a NoExecute taint after tolerationSeconds {s} s")
             }
+            Outcome::WouldNotFit => "would not fit: the scheduler leaves it Pending".into(),
         }
     }
 }
@@ -275,6 +286,10 @@ pub struct WhatIfFacts {
     pub daemonsets: Vec<(String, TemplateFacts)>,
     /// `(node, namespace/name)` of every cell with a daemon pod now, sorted.
     pub pods: Vec<(String, String)>,
+    /// Each node's room, sorted by node, for a requests edit on one DaemonSet (its own pods in
+    /// `own`); empty unless asked, so a preview without one is sent no sums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rooms: Vec<requests::NodeRoomFacts>,
 }
 
 impl WhatIfFacts {
@@ -307,7 +322,7 @@ pub fn edited_label_keys(edits: &Edits) -> Vec<String> {
         .iter()
         .flat_map(|e| match e {
             TemplateEdit::SetNodeSelector(s) => s.keys().cloned().collect::<Vec<_>>(),
-            TemplateEdit::AddToleration(_) => Vec::new(),
+            TemplateEdit::AddToleration(_) | TemplateEdit::SetRequests(_) => Vec::new(),
         })
         .collect();
     keys.sort();
@@ -315,9 +330,22 @@ pub fn edited_label_keys(edits: &Edits) -> Vec<String> {
     keys
 }
 
+/// Whether the edits change what a pod asks: the preview then needs each node's room
+/// ([`WhatIfFacts::rooms`]).
+pub fn edits_requests(edits: &Edits) -> bool {
+    edits
+        .template
+        .iter()
+        .any(|e| matches!(e, TemplateEdit::SetRequests(_)))
+}
+
 /// Every cell of `facts` with its outcome under `edits`, node by node, in the order given.
-/// Node edits apply to every node of the facts, template edits to every DaemonSet.
+/// Node edits apply to every node of the facts, template edits to every DaemonSet. With a
+/// requests edit, a cell that should run after the edits but whose node has no room for the
+/// asked pod (§j.4, [`requests::shortfalls`]) is [`Outcome::WouldNotFit`], the short resources
+/// and by how much as its reason.
 pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {
+    let check_fit = edits_requests(edits);
     let templates: Vec<(&String, &TemplateFacts, TemplateFacts)> = facts
         .daemonsets
         .iter()
@@ -337,7 +365,23 @@ pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {
                 DaemonPod::new(before).verdict(node),
                 DaemonPod::new(after).verdict(&edited),
             );
-            let (outcome, why) = preview_cell((node, &edited), (before, after), has_pod);
+            let (mut outcome, mut why) = preview_cell((node, &edited), (before, after), has_pod);
+            let room = check_fit
+                .then(|| {
+                    facts
+                        .rooms
+                        .binary_search_by(|r| r.node.as_str().cmp(node.name.as_str()))
+                        .ok()
+                })
+                .flatten()
+                .map(|i| &facts.rooms[i]);
+            if let Some(room) = room.filter(|_| a.0) {
+                let short = requests::shortfalls(room, &edited.allocatable, &after.requests);
+                if !short.is_empty() {
+                    outcome = Outcome::WouldNotFit;
+                    why = Some(requests::shortfall_words(&short));
+                }
+            }
             out.push(CellChange {
                 node: node.name.clone(),
                 daemonset: (*key).clone(),
@@ -383,7 +427,11 @@ pub fn summary(changes: &[CellChange]) -> String {
         }
     };
     let mut parts = Vec::new();
-    let groups: [(&dyn Fn(Outcome) -> bool, &str); 6] = [
+    let groups: [(&dyn Fn(Outcome) -> bool, &str); 7] = [
+        (
+            &|o| o == Outcome::WouldNotFit,
+            "would not fit and stay Pending",
+        ),
         (&|o| matches!(o, Outcome::Evicted(_)), "would be evicted"),
         (&|o| o == Outcome::WouldStop, "would stop"),
         (
