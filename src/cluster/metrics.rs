@@ -5,6 +5,7 @@
 //! for the text format instead of formatting by hand.
 
 use crate::domain::admission::RefusalKind;
+use crate::domain::alerts::UNSCHEDULABLE_REASONS;
 use crate::domain::view::DaemonSetColumn;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -28,6 +29,7 @@ pub struct Metrics {
     ds_misscheduled: Family<Labels, Gauge>,
     ds_problem_nodes: Family<Labels, Gauge>,
     ds_creation_refused: Family<Labels, Gauge>,
+    ds_unschedulable: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
     watch_synced: Family<Labels, Gauge>,
     watch_last_event: Family<Labels, Gauge>,
@@ -49,6 +51,15 @@ impl Default for Metrics {
 
 fn ds_labels(key: &str) -> Labels {
     vec![("daemonset", key.to_string())]
+}
+
+/// The labels of `daemonscope_daemonset_unschedulable`: one of
+/// [`UNSCHEDULABLE_REASONS`], so at most four series per DaemonSet.
+fn reason_labels(key: &str, reason: &str) -> Labels {
+    vec![
+        ("daemonset", key.to_string()),
+        ("reason", reason.to_string()),
+    ]
 }
 
 /// The labels of `daemonscope_daemonset_creation_refused`; the encoder escapes the values
@@ -77,6 +88,7 @@ impl Metrics {
             ds_misscheduled: Family::default(),
             ds_problem_nodes: Family::default(),
             ds_creation_refused: Family::default(),
+            ds_unschedulable: Family::default(),
             ds_budget_in_use: Family::default(),
             watch_synced: Family::default(),
             watch_last_event: Family::default(),
@@ -127,6 +139,11 @@ impl Metrics {
             "daemonset_creation_refused",
             "Nodes missing the DaemonSet's pod while the API server refuses its creations, by who refuses (webhook, validating_admission_policy, pod_security, resource_quota, limit_range, other)",
             m.ds_creation_refused.clone(),
+        );
+        registry.register(
+            "daemonset_unschedulable",
+            "The DaemonSet's pods the scheduler does not bind, by their PodScheduled=False reason (Unschedulable, SchedulerError, SchedulingGated, other)",
+            m.ds_unschedulable.clone(),
         );
         registry.register(
             "daemonset_budget_in_use",
@@ -210,6 +227,17 @@ impl Metrics {
                 .get_or_create(&refused_labels(&column.key, refused.refusal.kind))
                 .set(column.missing);
         }
+        for reason in UNSCHEDULABLE_REASONS {
+            let labels = reason_labels(&column.key, reason);
+            match column.unschedulable.iter().find(|(r, _)| r == reason) {
+                Some((_, n)) => {
+                    self.ds_unschedulable.get_or_create(&labels).set(*n);
+                }
+                None => {
+                    self.ds_unschedulable.remove(&labels);
+                }
+            }
+        }
         self.causes.set_column(column);
     }
 
@@ -223,6 +251,9 @@ impl Metrics {
     /// Forgets a deleted DaemonSet.
     pub fn remove_column(&self, key: &str) {
         self.remove_refused(key);
+        for reason in UNSCHEDULABLE_REASONS {
+            self.ds_unschedulable.remove(&reason_labels(key, reason));
+        }
         let labels = ds_labels(key);
         for family in [
             &self.ds_desired,
@@ -301,6 +332,27 @@ mod tests {
             last_seen: 1,
         });
         column
+    }
+
+    #[test]
+    fn unschedulable_pods_are_one_series_per_reason_and_leave_none_behind_k() {
+        let m = Metrics::new();
+        let mut column = crate::domain::testing::view_column("metallb-system/speaker");
+        column.unschedulable = vec![("Unschedulable".into(), 2), ("other".into(), 1)];
+        m.set_column(&column);
+        let text = m.encode().expect("encodes");
+        assert!(
+            text.contains("daemonscope_daemonset_unschedulable{daemonset=\"metallb-system/speaker\",reason=\"Unschedulable\"} 2\n"),
+            "{text}"
+        );
+        assert!(text.contains("reason=\"other\"} 1\n"), "{text}");
+        // Bound at last: no series is left saying otherwise.
+        column.unschedulable = Vec::new();
+        m.set_column(&column);
+        assert!(!m
+            .encode()
+            .expect("encodes")
+            .contains("daemonset_unschedulable{"));
     }
 
     #[test]

@@ -179,6 +179,7 @@ mod tests {
             pace: None,
             missing_causes: None,
             requests: Default::default(),
+            unschedulable: Vec::new(),
         }
     }
 

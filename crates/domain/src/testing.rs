@@ -258,6 +258,7 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         pace: None,
         missing_causes: None,
         requests: Default::default(),
+        unschedulable: Vec::new(),
     }
 }
 

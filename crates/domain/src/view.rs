@@ -76,6 +76,10 @@ pub struct DaemonSetColumn {
     /// The matrix page does not need it per column and the window cut leaves it out.
     #[serde(default, skip_serializing_if = "Amounts::is_empty")]
     pub requests: Amounts,
+    /// This DaemonSet's pods the scheduler will not bind, per `PodScheduled` reason (§k,
+    /// [`crate::alerts::unschedulable_by_reason`]); filled by the live store, for `/metrics`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unschedulable: Vec<(String, i64)>,
 }
 
 /// A DaemonSet's pod creations refused by the API server (§l): who refused, from the newest

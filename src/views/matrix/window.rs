@@ -377,6 +377,8 @@ fn matrix_column(column: &DaemonSetColumn) -> DaemonSetColumn {
     let mut column = column.clone();
     // The template's requests serve the group headers' tax, cut here; the page needs none.
     column.requests = Default::default();
+    // So are the unschedulable counts, which `/metrics` reads.
+    column.unschedulable = Vec::new();
     if let Some(pace) = column.pace.as_mut() {
         pace.in_flight.clear();
     }

@@ -163,6 +163,7 @@ pub fn column_summary_in_grace(
         refused: None,
         missing_causes: None,
         requests: ds.template.requests.clone(),
+        unschedulable: Vec::new(),
     };
     // The one definition of a problem, under the column's stand (no pace here: a stall is
     // the live store's to know, and it recounts then).
