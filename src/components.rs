@@ -11,6 +11,7 @@ pub mod legend;
 pub mod node_badges;
 pub mod node_labels;
 pub mod pod;
+pub mod pool_tax;
 pub mod refusal;
 pub mod revision_history;
 pub mod rollout_gauge;

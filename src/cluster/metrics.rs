@@ -5,6 +5,7 @@
 //! for the text format instead of formatting by hand.
 
 use crate::domain::admission::RefusalKind;
+use crate::domain::alerts::UNSCHEDULABLE_REASONS;
 use crate::domain::coverage::CellState;
 use crate::domain::view::DaemonSetColumn;
 use prometheus_client::encoding::text::encode;
@@ -29,6 +30,7 @@ pub struct Metrics {
     ds_misscheduled: Family<Labels, Gauge>,
     ds_problem_nodes: Family<Labels, Gauge>,
     ds_creation_refused: Family<Labels, Gauge>,
+    ds_unschedulable: Family<Labels, Gauge>,
     ds_budget_in_use: Family<Labels, Gauge>,
     /// Cells per state (9 series per DaemonSet): what a fleet read from Prometheus shows.
     ds_cells: Family<Labels, Gauge>,
@@ -53,6 +55,15 @@ impl Default for Metrics {
 
 fn ds_labels(key: &str) -> Labels {
     vec![("daemonset", key.to_string())]
+}
+
+/// The labels of `daemonscope_daemonset_unschedulable`: one of
+/// [`UNSCHEDULABLE_REASONS`], so at most four series per DaemonSet.
+fn reason_labels(key: &str, reason: &str) -> Labels {
+    vec![
+        ("daemonset", key.to_string()),
+        ("reason", reason.to_string()),
+    ]
 }
 
 /// The labels of `daemonscope_daemonset_creation_refused`; the encoder escapes the values
@@ -88,6 +99,7 @@ impl Metrics {
             ds_misscheduled: Family::default(),
             ds_problem_nodes: Family::default(),
             ds_creation_refused: Family::default(),
+            ds_unschedulable: Family::default(),
             ds_budget_in_use: Family::default(),
             ds_cells: Family::default(),
             nodes: Gauge::default(),
@@ -140,6 +152,11 @@ impl Metrics {
             "daemonset_creation_refused",
             "Nodes missing the DaemonSet's pod while the API server refuses its creations, by who refuses (webhook, validating_admission_policy, pod_security, resource_quota, limit_range, other)",
             m.ds_creation_refused.clone(),
+        );
+        registry.register(
+            "daemonset_unschedulable",
+            "The DaemonSet's pods the scheduler does not bind, by their PodScheduled=False reason (Unschedulable, SchedulerError, SchedulingGated, other)",
+            m.ds_unschedulable.clone(),
         );
         registry.register(
             "daemonset_budget_in_use",
@@ -239,6 +256,17 @@ impl Metrics {
                 .get_or_create(&refused_labels(&column.key, refused.refusal.kind))
                 .set(column.missing);
         }
+        for reason in UNSCHEDULABLE_REASONS {
+            let labels = reason_labels(&column.key, reason);
+            match column.unschedulable.iter().find(|(r, _)| r == reason) {
+                Some((_, n)) => {
+                    self.ds_unschedulable.get_or_create(&labels).set(*n);
+                }
+                None => {
+                    self.ds_unschedulable.remove(&labels);
+                }
+            }
+        }
         self.causes.set_column(column);
     }
 
@@ -254,6 +282,9 @@ impl Metrics {
         self.remove_refused(key);
         for state in CellState::ALL {
             self.ds_cells.remove(&cell_labels(key, state));
+        }
+        for reason in UNSCHEDULABLE_REASONS {
+            self.ds_unschedulable.remove(&reason_labels(key, reason));
         }
         let labels = ds_labels(key);
         for family in [

@@ -179,6 +179,8 @@ mod tests {
             rollout_error: None,
             pace: None,
             missing_causes: None,
+            requests: Default::default(),
+            unschedulable: Vec::new(),
         }
     }
 

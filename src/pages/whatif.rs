@@ -7,8 +7,8 @@
 //! hydration. Nothing is ever written to the cluster.
 
 use crate::domain::whatif::{
-    decode, describe_edits, edited_label_keys, encode, parse_edits, preview, summary, to_query,
-    CellChange, EditError, EditScope, Edits, Outcome, WhatIfFacts,
+    decode, describe_edits, edited_label_keys, edits_requests, encode, parse_edits, preview,
+    summary, to_query, CellChange, EditError, EditScope, Edits, Outcome, WhatIfFacts,
 };
 use crate::server_fns::{get_whatif_facts, DashboardError};
 use leptos::either::{Either, EitherOf3};
@@ -124,17 +124,18 @@ pub fn use_whatif(target: Signal<WhatIfTarget>) -> WhatIf {
     let parsed: Memo<Result<Edits, Vec<EditError>>> = Memo::new(move |_| {
         query.with(|q| parse_edits(scope, |k| q.get_all(k).unwrap_or_default()))
     });
-    // Re-read only when the preview starts or a nodeSelector edit names another label key.
+    // Re-read only when the preview starts, a nodeSelector edit names another label key, or a
+    // requests edit comes or goes (it needs each node's sums).
     let wanted = Memo::new(move |_| {
         parsed.with(|p| match p {
-            Ok(e) if !e.is_empty() => Some(edited_label_keys(e).join(",")),
+            Ok(e) if !e.is_empty() => Some((edited_label_keys(e).join(","), edits_requests(e))),
             _ => None,
         })
     });
     let facts = Resource::new(
         move || (target.get(), wanted.get()),
-        move |(target, wanted): (WhatIfTarget, Option<String>)| async move {
-            let Some(label_keys) = wanted else {
+        move |(target, wanted): (WhatIfTarget, Option<(String, bool)>)| async move {
+            let Some((label_keys, rooms)) = wanted else {
                 return Ok(None);
             };
             let (node, daemonset, selector) = match target {
@@ -142,7 +143,7 @@ pub fn use_whatif(target: Signal<WhatIfTarget>) -> WhatIf {
                 WhatIfTarget::DaemonSet(k) => (String::new(), k, String::new()),
                 WhatIfTarget::Matrix(s) => (String::new(), String::new(), s),
             };
-            get_whatif_facts(node, daemonset, selector, label_keys)
+            get_whatif_facts(node, daemonset, selector, label_keys, rooms)
                 .await
                 .map(Some)
         },
@@ -167,7 +168,7 @@ pub fn WhatIfSection(
     let result_path = path.clone();
     let intro = match target {
         WhatIfTarget::Node(_) => "Preview a taint, a label or a cordon on this node: what the DaemonSet controller and the taint-eviction controller would do. Nothing is sent to the cluster.",
-        WhatIfTarget::DaemonSet(_) => "Preview a toleration or a new nodeSelector for this DaemonSet: on which nodes its pods would start or stop. Nothing is sent to the cluster.",
+        WhatIfTarget::DaemonSet(_) => "Preview a toleration, a new nodeSelector or new requests for this DaemonSet: on which nodes its pods would start or stop, or no longer fit. Nothing is sent to the cluster.",
         WhatIfTarget::Matrix(_) => "Preview a taint, a label or a cordon on every node the label filter matches (every node without one): the cells that would change are outlined. Nothing is sent to the cluster.",
     };
     let open_at_first = parsed.with_untracked(|p| !matches!(p, Ok(e) if e.is_empty()));
@@ -294,6 +295,7 @@ fn WhatIfForm(
         EditScope::DaemonSet => Either::Right(view! {
             <label>"tolerate " <input name="tolerate" bind:value=field("tolerate") data-testid="whatif-tolerate" placeholder="dedicated=ml:NoExecute[:300]" maxlength="512" spellcheck="false" autocomplete="off"/></label>
             <label>"nodeSelector " <input name="nodeSelector" bind:value=field("nodeSelector") data-testid="whatif-node-selector" placeholder="workload-type=gpu (- for none)" maxlength="512" spellcheck="false" autocomplete="off"/></label>
+            <label title="what each pod would request: on which nodes would it not fit (NodeResourcesFit)?">"requests " <input name="requests" bind:value=field("requests") data-testid="whatif-requests" placeholder="cpu=500m,memory=256Mi" maxlength="512" spellcheck="false" autocomplete="off"/></label>
         }),
     };
     view! {

@@ -15,15 +15,20 @@ use leptos::prelude::*;
 /// DaemonSet page: every node and that DaemonSet) or `selector` (the matrix: the nodes a label
 /// selector matches, every DaemonSet); none is the matrix without a selector (every node).
 /// Over many nodes only the labels the rules read are sent, plus `label_keys` (comma-separated:
-/// the keys a nodeSelector edit names).
+/// the keys a nodeSelector edit names). `rooms` (a requests edit on a DaemonSet page) adds
+/// each node's sums (§j.4), which a preview without one is not sent.
 #[server(endpoint = "whatif_facts", output = JsonText)]
 pub async fn get_whatif_facts(
     node: String,
     daemonset: String,
     selector: String,
     label_keys: String,
+    #[server(default)] rooms: bool,
 ) -> Result<WhatIfFacts, DashboardError> {
     let mut facts = facts_of(&node, &daemonset, &selector)?;
+    if rooms && !daemonset.is_empty() {
+        facts.rooms = rooms_of(&daemonset)?;
+    }
     if node.is_empty() {
         // Many nodes: only the labels the rules read, and those the edits name.
         let extra: Vec<String> = label_keys
@@ -35,6 +40,14 @@ pub async fn get_whatif_facts(
         facts.keep_read_labels(&extra);
     }
     Ok(facts)
+}
+
+/// Each node's room for a requests edit on DaemonSet `key`.
+#[cfg(feature = "ssr")]
+fn rooms_of(
+    key: &str,
+) -> Result<Vec<crate::domain::whatif::requests::NodeRoomFacts>, DashboardError> {
+    Ok(super::context::live()?.whatif_rooms(key)?)
 }
 
 /// The facts of one scope, whole.

@@ -2,5 +2,6 @@
 //! that keep a browser's window current.
 
 pub mod patch;
+pub mod pool_tax;
 pub mod query;
 pub mod window;

@@ -188,6 +188,20 @@ fn every_series_the_rules_and_the_dashboard_read_is_on_the_demos_metrics() {
         Some(1.0),
         "the demo's maxUnavailable 1"
     );
+    assert_eq!(
+        sample(
+            &metrics,
+            "daemonscope_daemonset_unschedulable{daemonset=\"metallb-system/speaker\",reason=\"Unschedulable\"}"
+        ),
+        Some(1.0),
+        "the demo's speaker pending on worker-4, by its PodScheduled reason (§k)"
+    );
+    assert!(
+        !metrics.contains(
+            "daemonscope_daemonset_unschedulable{daemonset=\"kube-system/log-collector\""
+        ),
+        "a DaemonSet whose pods are all bound has no unschedulable series"
+    );
     let readme = read("README.md");
     let undocumented: Vec<&str> = metrics
         .lines()

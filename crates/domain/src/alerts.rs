@@ -230,5 +230,8 @@ pub fn stall_flags(pace: Option<&RolloutPace>) -> [(&'static str, bool); 5] {
     STALL_CAUSE_LABELS.map(|l| (l, present.contains(&l)))
 }
 
+mod unschedulable;
+pub use unschedulable::{unschedulable_by_reason, UNSCHEDULABLE_REASONS};
+
 #[cfg(test)]
 mod tests;

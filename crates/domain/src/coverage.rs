@@ -133,6 +133,14 @@ impl CellState {
         CellState::ALL.into_iter().find(|s| s.as_str() == name)
     }
 
+    /// Whether §a shouldRun is true in this state (every state but `excluded` and
+    /// `misscheduled`). Why: the DaemonSet tax of a pool (§j.5) sums the DaemonSets that should
+    /// run on each node by the placement rules, and the matrix's states already carry that
+    /// answer.
+    pub fn should_run(self) -> bool {
+        !matches!(self, CellState::Excluded | CellState::Misscheduled)
+    }
+
     /// The `data-state` name (the serde name), for HTML attributes, scripts and the `state`
     /// metric label.
     pub fn as_str(self) -> &'static str {

@@ -258,6 +258,8 @@ pub fn view_column(key: &str) -> crate::view::DaemonSetColumn {
         rollout_error: None,
         pace: None,
         missing_causes: None,
+        requests: Default::default(),
+        unschedulable: Vec::new(),
     }
 }
 
@@ -270,5 +272,6 @@ pub fn view_row(name: &str, cells: &[crate::coverage::CellState]) -> crate::view
         taints: vec![],
         labels: vec![],
         cells: cells.to_vec(),
+        allocatable: Default::default(),
     }
 }

@@ -18,6 +18,7 @@ pub use pod::{ContainerDetail, ContainerState, PodCondition, PodDetail, Terminat
 
 use super::coverage::CellState;
 use super::facts::PodPhase;
+use super::resources::fit::Amounts;
 use serde::{Deserialize, Serialize};
 
 /// One DaemonSet column with its rollout summary.
@@ -75,6 +76,15 @@ pub struct DaemonSetColumn {
     /// nodes' readiness and the FailedCreate events. None in offline snapshots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing_causes: Option<crate::alerts::MissingCauses>,
+    /// The template's requests in scheduler units (§j.2): what one pod costs each node where
+    /// the DaemonSet should run, summed per pool for the group headers' DaemonSet tax (§j.5).
+    /// The matrix page does not need it per column and the window cut leaves it out.
+    #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    pub requests: Amounts,
+    /// This DaemonSet's pods the scheduler will not bind, per `PodScheduled` reason (§k,
+    /// [`crate::alerts::unschedulable_by_reason`]); filled by the live store, for `/metrics`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unschedulable: Vec<(String, i64)>,
 }
 
 /// A DaemonSet's pod creations refused by the API server (§l): who refused, from the newest
@@ -108,6 +118,10 @@ pub struct NodeRow {
     /// A few identifying labels (role, zone, pool), bounded in length.
     pub labels: Vec<(String, String)>,
     pub cells: Vec<CellState>,
+    /// The node's allocatable in scheduler units (§j.4): the base of its pool's DaemonSet tax
+    /// (§j.5) in the group headers. The window cut leaves it out of the rows it sends.
+    #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    pub allocatable: Amounts,
 }
 
 /// Health of one watched resource, so the page can say what is stale or denied (

@@ -10,9 +10,12 @@
 
 mod parse;
 mod render;
+pub mod requests;
+mod summary;
 
 pub use parse::{parse_edits, EditError, EditScope, MAX_EDITS};
 pub use render::{decode, describe_edits, encode, to_query, toleration_spec};
+pub use summary::summary;
 
 use crate::facts::{Labels, NodeFacts, Taint, TaintEffect, TemplateFacts, Toleration};
 use crate::names;
@@ -60,6 +63,10 @@ pub enum TemplateEdit {
     AddToleration(Toleration),
     /// Replaces `spec.template.spec.nodeSelector` as a whole (empty: no nodeSelector).
     SetNodeSelector(Labels),
+    /// Sets what the pod asks per resource (`resource`, quantity as written), as a change of
+    /// the containers' `resources.requests` would (§j.2); checked by
+    /// [`requests::parse_requests`].
+    SetRequests(Vec<(String, String)>),
 }
 
 /// The edits of one preview, in the order they were given.
@@ -131,6 +138,7 @@ pub fn apply_template_edits(template: &TemplateFacts, edits: &[TemplateEdit]) ->
         match edit {
             TemplateEdit::AddToleration(t) => out.tolerations.push(t.clone()),
             TemplateEdit::SetNodeSelector(selector) => out.node_selector = selector.clone(),
+            TemplateEdit::SetRequests(pairs) => requests::apply_requests(&mut out.requests, pairs),
         }
     }
     out
@@ -157,6 +165,9 @@ pub enum Outcome {
     /// The taint-eviction controller evicts the running pod for a `NoExecute` taint (§a.5):
     /// `None` at once (untolerated), `Some(s)` after the toleration's `tolerationSeconds`.
     Evicted(Option<u64>),
+    /// The pod should run here, but with the edited requests the node has no room for it
+    /// (NodeResourcesFit, §j.4): the scheduler would leave it Pending.
+    WouldNotFit,
 }
 
 impl Outcome {
@@ -170,6 +181,7 @@ impl Outcome {
             Outcome::KeepsRunning => "keep",
             Outcome::DesiredAgain => "desired",
             Outcome::Evicted(_) => "evict",
+            Outcome::WouldNotFit => "not-fit",
         }
     }
 
@@ -188,6 +200,7 @@ impl Outcome {
             Outcome::Evicted(Some(s)) => {
                 format!("evicted by a NoExecute taint after tolerationSeconds {s} s")
             }
+            Outcome::WouldNotFit => "would not fit: the scheduler leaves it Pending".into(),
         }
     }
 }
@@ -262,9 +275,6 @@ pub fn preview_cell(
     }
 }
 
-/// How many DaemonSet names a summary line lists before "and N more".
-const SUMMARY_NAMES: usize = 6;
-
 /// The facts a preview needs, as the server sends them to the page: the nodes and the
 /// DaemonSets the edits may touch, and which cells hold a pod now.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -275,6 +285,10 @@ pub struct WhatIfFacts {
     pub daemonsets: Vec<(String, TemplateFacts)>,
     /// `(node, namespace/name)` of every cell with a daemon pod now, sorted.
     pub pods: Vec<(String, String)>,
+    /// Each node's room, sorted by node, for a requests edit on one DaemonSet (its own pods in
+    /// `own`); empty unless asked, so a preview without one is sent no sums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rooms: Vec<requests::NodeRoomFacts>,
 }
 
 impl WhatIfFacts {
@@ -307,7 +321,7 @@ pub fn edited_label_keys(edits: &Edits) -> Vec<String> {
         .iter()
         .flat_map(|e| match e {
             TemplateEdit::SetNodeSelector(s) => s.keys().cloned().collect::<Vec<_>>(),
-            TemplateEdit::AddToleration(_) => Vec::new(),
+            TemplateEdit::AddToleration(_) | TemplateEdit::SetRequests(_) => Vec::new(),
         })
         .collect();
     keys.sort();
@@ -315,9 +329,22 @@ pub fn edited_label_keys(edits: &Edits) -> Vec<String> {
     keys
 }
 
+/// Whether the edits change what a pod asks: the preview then needs each node's room
+/// ([`WhatIfFacts::rooms`]).
+pub fn edits_requests(edits: &Edits) -> bool {
+    edits
+        .template
+        .iter()
+        .any(|e| matches!(e, TemplateEdit::SetRequests(_)))
+}
+
 /// Every cell of `facts` with its outcome under `edits`, node by node, in the order given.
-/// Node edits apply to every node of the facts, template edits to every DaemonSet.
+/// Node edits apply to every node of the facts, template edits to every DaemonSet. With a
+/// requests edit, a cell that should run after the edits but whose node has no room for the
+/// asked pod (§j.4, [`requests::shortfalls`]) is [`Outcome::WouldNotFit`], the short resources
+/// and by how much as its reason.
 pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {
+    let check_fit = edits_requests(edits);
     let templates: Vec<(&String, &TemplateFacts, TemplateFacts)> = facts
         .daemonsets
         .iter()
@@ -337,7 +364,23 @@ pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {
                 DaemonPod::new(before).verdict(node),
                 DaemonPod::new(after).verdict(&edited),
             );
-            let (outcome, why) = preview_cell((node, &edited), (before, after), has_pod);
+            let (mut outcome, mut why) = preview_cell((node, &edited), (before, after), has_pod);
+            let room = check_fit
+                .then(|| {
+                    facts
+                        .rooms
+                        .binary_search_by(|r| r.node.as_str().cmp(node.name.as_str()))
+                        .ok()
+                })
+                .flatten()
+                .map(|i| &facts.rooms[i]);
+            if let Some(room) = room.filter(|_| a.0) {
+                let short = requests::shortfalls(room, &edited.allocatable, &after.requests);
+                if !short.is_empty() {
+                    outcome = Outcome::WouldNotFit;
+                    why = Some(requests::shortfall_words(&short));
+                }
+            }
             out.push(CellChange {
                 node: node.name.clone(),
                 daemonset: (*key).clone(),
@@ -350,71 +393,6 @@ pub fn preview(facts: &WhatIfFacts, edits: &Edits) -> Vec<CellChange> {
         }
     }
     out
-}
-
-/// A one-line summary of the changed cells: `3 pods would be evicted (2 nodes): a, b; 1 pod
-/// would start (1 node): c`, naming the DaemonSets. Why: the question a person brings ("which
-/// agents go away?") wants the count and the names first, the table after.
-pub fn summary(changes: &[CellChange]) -> String {
-    let count = |f: &dyn Fn(Outcome) -> bool| {
-        let cells: Vec<&CellChange> = changes.iter().filter(|c| f(c.outcome)).collect();
-        let mut nodes: Vec<&str> = cells.iter().map(|c| c.node.as_str()).collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        let mut daemonsets: Vec<&str> = cells.iter().map(|c| c.daemonset.as_str()).collect();
-        daemonsets.sort_unstable();
-        daemonsets.dedup();
-        let more = daemonsets.len().saturating_sub(SUMMARY_NAMES);
-        let mut names = daemonsets
-            .into_iter()
-            .take(SUMMARY_NAMES)
-            .collect::<Vec<_>>()
-            .join(", ");
-        if more > 0 {
-            names.push_str(&format!(" and {more} more"));
-        }
-        (cells.len(), nodes.len(), names)
-    };
-    let plural = |n: usize, one: &str, many: &str| {
-        if n == 1 {
-            format!("{n} {one}")
-        } else {
-            format!("{n} {many}")
-        }
-    };
-    let mut parts = Vec::new();
-    let groups: [(&dyn Fn(Outcome) -> bool, &str); 6] = [
-        (&|o| matches!(o, Outcome::Evicted(_)), "would be evicted"),
-        (&|o| o == Outcome::WouldStop, "would stop"),
-        (
-            &|o| o == Outcome::KeepsRunning,
-            "would keep running though no longer scheduled",
-        ),
-        (&|o| o == Outcome::WouldStart, "would start"),
-        (
-            &|o| o == Outcome::WouldNotStart,
-            "would no longer be created",
-        ),
-        (
-            &|o| o == Outcome::DesiredAgain,
-            "would become desired again",
-        ),
-    ];
-    for (f, verb) in groups {
-        let (cells, nodes, names) = count(f);
-        if cells > 0 {
-            parts.push(format!(
-                "{} {verb} ({}): {names}",
-                plural(cells, "pod", "pods"),
-                plural(nodes, "node", "nodes")
-            ));
-        }
-    }
-    if parts.is_empty() {
-        "No pod would change.".into()
-    } else {
-        format!("{}.", parts.join("; "))
-    }
 }
 
 #[cfg(test)]

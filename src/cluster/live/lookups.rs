@@ -116,6 +116,18 @@ impl Live {
         facts.map_err(|err| Self::why_missing(&inner, err))
     }
 
+    /// Each node's room for a what-if that changes DaemonSet `key`'s requests (§j.4).
+    pub fn whatif_rooms(
+        &self,
+        key: &str,
+    ) -> Result<Vec<crate::domain::whatif::requests::NodeRoomFacts>, LookupError> {
+        let inner = self.lock();
+        inner
+            .state
+            .whatif_rooms(key)
+            .map_err(|err| Self::why_missing(&inner, err))
+    }
+
     /// Whether node `name` is known; an error says why it cannot be shown (the node page's
     /// not-found, refused and not-yet-listed answers).
     pub fn find_node(&self, name: &str) -> Result<(), LookupError> {

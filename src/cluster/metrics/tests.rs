@@ -81,3 +81,24 @@ fn label_values_are_escaped_as_the_text_format_asks() {
         "{text}"
     );
 }
+
+#[test]
+fn unschedulable_pods_are_one_series_per_reason_and_leave_none_behind_k() {
+    let m = Metrics::new();
+    let mut column = crate::domain::testing::view_column("metallb-system/speaker");
+    column.unschedulable = vec![("Unschedulable".into(), 2), ("other".into(), 1)];
+    m.set_column(&column);
+    let text = m.encode().expect("encodes");
+    assert!(
+        text.contains("daemonscope_daemonset_unschedulable{daemonset=\"metallb-system/speaker\",reason=\"Unschedulable\"} 2\n"),
+        "{text}"
+    );
+    assert!(text.contains("reason=\"other\"} 1\n"), "{text}");
+    // Bound at last: no series is left saying otherwise.
+    column.unschedulable = Vec::new();
+    m.set_column(&column);
+    assert!(!m
+        .encode()
+        .expect("encodes")
+        .contains("daemonset_unschedulable{"));
+}

@@ -78,6 +78,12 @@ pub(crate) struct NodeLoads {
     sums: HashMap<u32, NodeLoad>,
 }
 
+/// Whether a daemon pod counts in its node's sums (§j.3): the what-if's own-pod part must
+/// be the same part the sums hold.
+pub(crate) fn counts_on_node(pod: &PodFacts) -> bool {
+    daemon_node(pod).is_some()
+}
+
 /// The node a daemon pod counts on (§j.3): bound (`spec.nodeName`, not the affinity pin) and
 /// not terminal.
 fn daemon_node(pod: &PodFacts) -> Option<&str> {

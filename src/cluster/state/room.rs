@@ -8,6 +8,7 @@ use crate::domain::coverage::pending::{
 };
 use crate::domain::resources::fit::Amounts;
 use crate::domain::resources::tax::{daemonset_tax, NodeTax};
+use crate::domain::whatif::requests::NodeRoomFacts;
 
 impl ClusterState {
     /// The room on one node: its allocatable, the bound pods' sums and count (§j.3).
@@ -70,6 +71,40 @@ impl ClusterState {
                 .map(|_| (key.as_str(), &ds.template.requests))
         });
         Some(daemonset_tax(&facts.allocatable, templates))
+    }
+
+    /// Each node's room for a what-if that changes `ds_key`'s requests (§j.4): the bound pods'
+    /// sums and, apart, what this DaemonSet's own counted pods there request (the preview
+    /// replaces them with the asked pod). Sorted by node, as the preview looks them up.
+    pub fn whatif_rooms(&self, ds_key: &str) -> Result<Vec<NodeRoomFacts>, LookupError> {
+        let ds = self
+            .daemonsets
+            .get(ds_key)
+            .ok_or_else(|| LookupError::DaemonSetNotFound(ds_key.to_string()))?;
+        let mut rooms: Vec<NodeRoomFacts> = self
+            .nodes
+            .keys()
+            .map(|name| {
+                let load = self.loads.of(name);
+                let mut own = Amounts::new();
+                let mut own_pods = 0i64;
+                for pod in self.pods.in_cell(&ds.uid, name) {
+                    if super::loads::counts_on_node(pod) {
+                        own.add_signed(&pod.requests.to_amounts(), 1);
+                        own_pods += 1;
+                    }
+                }
+                NodeRoomFacts {
+                    node: name.clone(),
+                    requested: load.requested,
+                    pods: load.pods,
+                    own,
+                    own_pods,
+                }
+            })
+            .collect();
+        rooms.sort_by(|a, b| a.node.cmp(&b.node));
+        Ok(rooms)
     }
 
     /// The node page's room: sums, tax, and each pending daemon pod explained.

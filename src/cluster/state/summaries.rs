@@ -74,6 +74,7 @@ impl ClusterState {
                 .is_some_and(|n| self.grace.covers(n.created, now))
         };
         let node_ready = |name: &str| self.nodes.get(name).map(|n| n.ready == Some(true));
+        column.unschedulable = crate::domain::alerts::unschedulable_by_reason(&slots);
         column.missing_causes = Some(crate::domain::alerts::missing_causes(
             &crate::domain::alerts::MissingFacts {
                 slots: &slots,

@@ -173,6 +173,7 @@ impl ClusterState {
             nodes,
             daemonsets,
             pods,
+            rooms: Vec::new(),
         })
     }
 

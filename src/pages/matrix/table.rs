@@ -6,6 +6,7 @@ use super::query::MatrixQuery;
 use super::window::GroupHeader;
 use crate::components::cell::MatrixCell;
 use crate::components::node_badges::NodeBadges;
+use crate::components::pool_tax::PoolTaxBadge;
 use crate::components::rollout_gauge::{verdict_text, RolloutGauge};
 use crate::components::rollout_pace::PaceBadge;
 use crate::components::state_look::{state_name, ALL_STATES};
@@ -35,13 +36,14 @@ impl Line {
         match self {
             Line::Group(g, epoch) => (
                 format!(
-                    "group\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}",
+                    "group\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{:?}",
                     g.token(),
                     g.continued,
                     g.collapsed,
                     g.nodes,
                     g.problems,
-                    g.columns
+                    g.columns,
+                    g.tax
                 ),
                 *epoch,
             ),
@@ -146,6 +148,7 @@ fn group_row(g: &GroupHeader, query: &MatrixQuery, stands: &[RolloutStand]) -> i
                     <span class="group-value">{value}</span>
                 </a>
                 <span class="group-summary">{summary}</span>
+                <PoolTaxBadge tax=g.tax.tax.clone() nodes=g.tax.nodes/>
             </th>
             {cells}
         </tr>

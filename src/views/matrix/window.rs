@@ -4,6 +4,7 @@
 //! shipping to the browser for hydration) only one filtered page keeps the page usable. The
 //! same function serves the server render and the browser's live copy, so both agree.
 
+use super::pool_tax::{pool_taxes, PoolTax};
 use super::query::{group_token, GroupChoice, MatrixQuery, RowSort};
 use crate::domain::coverage::{problem_cells, stands_of, RolloutStand};
 use crate::domain::names::{POOL_LABELS, ZONE_LABEL};
@@ -41,6 +42,10 @@ pub struct GroupHeader {
     pub at_row: usize,
     /// The group began on an earlier page.
     pub continued: bool,
+    /// The DaemonSet tax of the whole pool (every node with this label value, §j.5) over
+    /// the columns shown.
+    #[serde(default)]
+    pub tax: PoolTax,
 }
 
 impl GroupHeader {
@@ -247,6 +252,7 @@ pub fn cut_window_with(
     let mut items: Vec<Item> = Vec::with_capacity(matched.len() + 8);
     let mut headers: Vec<GroupHeader> = Vec::new();
     if let Some(key) = &group_by {
+        let taxes = pool_taxes(snapshot, key);
         let mut i = 0;
         while i < matched.len() {
             let value = label_of(matched[i], key);
@@ -269,6 +275,7 @@ pub fn cut_window_with(
                 collapsed: collapsed.contains(group_token(value).as_str()),
                 at_row: 0,
                 continued: false,
+                tax: taxes.get(&value).cloned().unwrap_or_default(),
             };
             items.push(Item::Header(headers.len()));
             if !header.collapsed {
@@ -317,7 +324,7 @@ pub fn cut_window_with(
                 header.at_row = rows.len();
                 groups.push(header);
             }
-            Item::Row(r) => rows.push((*r).clone()),
+            Item::Row(r) => rows.push(page_row(r)),
         }
     }
 
@@ -353,12 +360,25 @@ pub fn cut_window_with(
     }
 }
 
+/// A row as the page receives it: without its allocatable, which only the group headers' tax
+/// reads here on the server (the page would carry 50 unused lists).
+fn page_row(row: &NodeRow) -> NodeRow {
+    NodeRow {
+        allocatable: Default::default(),
+        ..row.clone()
+    }
+}
+
 /// A column as the matrix shows it: without the rollout's in-flight pods. Only the DaemonSet
 /// page lists them (up to 20, each with its status and age); the matrix shows the count. They
 /// change with every pod a rollout starts, so carrying them made each window patch during a
 /// rollout ~3.6 KB per changed column instead of a few hundred bytes.
 fn matrix_column(column: &DaemonSetColumn) -> DaemonSetColumn {
     let mut column = column.clone();
+    // The template's requests serve the group headers' tax, cut here; the page needs none.
+    column.requests = Default::default();
+    // So are the unschedulable counts, which `/metrics` reads.
+    column.unschedulable = Vec::new();
     if let Some(pace) = column.pace.as_mut() {
         pace.in_flight.clear();
     }

@@ -98,6 +98,8 @@ mod tests {
             cells: Default::default(),
             refused: None,
             missing_causes: None,
+            requests: Default::default(),
+            unschedulable: Vec::new(),
             strategy,
             max_unavailable: Some(1),
             max_surge: Some(0),

@@ -163,6 +163,8 @@ pub fn column_summary_in_grace(
         cells: StateCounts::default(),
         refused: None,
         missing_causes: None,
+        requests: ds.template.requests.clone(),
+        unschedulable: Vec::new(),
     };
     // Each cell's state, as the matrix shows it (a young node's pod-less cell is `starting`).
     let states: Vec<CellState> = slots
@@ -242,6 +244,7 @@ pub fn node_row(node: &NodeFacts, cells: Vec<CellState>) -> NodeRow {
         taints,
         labels,
         cells,
+        allocatable: node.allocatable.clone(),
     }
 }
 

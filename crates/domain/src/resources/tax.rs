@@ -14,7 +14,8 @@ use super::fit::Amounts;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeTax {
     /// Each DaemonSet that should run on the node (`namespace/name`) and its template's
-    /// requests (§j.2), in key order.
+    /// requests (§j.2), in key order. Empty in a pool's sum, which lists no DaemonSet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub daemonsets: Vec<(String, Amounts)>,
     /// Their sum per resource.
     pub total: Amounts,
@@ -42,6 +43,33 @@ impl NodeTax {
     pub fn add(&mut self, other: &NodeTax) {
         self.total.add_signed(&other.total, 1);
         self.allocatable.add_signed(&other.allocatable, 1);
+    }
+
+    /// Adds one node of a pool: its allocatable and the requests of the DaemonSets that should
+    /// run there (§j.5), without listing them. Why apart from [`daemonset_tax`]: a pool's sum
+    /// over 5,000 nodes × 30 DaemonSets must not allocate a named entry per cell.
+    pub fn add_node<'a>(
+        &mut self,
+        allocatable: &Amounts,
+        should_run: impl IntoIterator<Item = &'a Amounts>,
+    ) {
+        self.allocatable.add_signed(allocatable, 1);
+        for requests in should_run {
+            self.total.add_signed(requests, 1);
+        }
+    }
+
+    /// The resources worth showing, cpu and memory first, then any other the DaemonSets
+    /// request (an extended resource such as `nvidia.com/gpu`, ephemeral-storage), by name.
+    pub fn shown_resources(&self) -> Vec<&str> {
+        let mut names = vec![super::CPU, super::MEMORY];
+        names.extend(
+            self.total
+                .iter()
+                .map(|(name, _)| name)
+                .filter(|name| *name != super::CPU && *name != super::MEMORY),
+        );
+        names
     }
 }
 
@@ -94,6 +122,29 @@ mod tests {
         pool.add(&one);
         assert_eq!(pool.total.get("cpu"), 1000);
         assert_eq!(pool.share("cpu"), Some(25));
+    }
+
+    #[test]
+    fn a_pool_sums_each_nodes_should_run_templates_over_the_pools_allocatable_j5() {
+        let alloc = amounts(&[("cpu", "4"), ("memory", "8Gi")]);
+        let log = amounts(&[("cpu", "500m"), ("memory", "512Mi")]);
+        let gpu = amounts(&[("cpu", "100m"), ("nvidia.com/gpu", "1")]);
+        let mut pool = NodeTax::default();
+        // Two nodes: log should run on both, the GPU agent only on the second.
+        pool.add_node(&alloc, [&log]);
+        pool.add_node(&alloc, [&log, &gpu]);
+        assert_eq!(pool.total.get("cpu"), 1100);
+        assert_eq!(pool.allocatable.get("cpu"), 8000);
+        // 1100m of 8 cores is 13.75%: 13 as kubectl truncates.
+        assert_eq!(pool.share("cpu"), Some(13));
+        assert_eq!(pool.share("memory"), Some(6));
+        // The pool has no GPU allocatable: no share, but the resource is still shown.
+        assert_eq!(pool.share("nvidia.com/gpu"), None);
+        assert_eq!(
+            pool.shown_resources(),
+            vec!["cpu", "memory", "nvidia.com/gpu"]
+        );
+        assert!(pool.daemonsets.is_empty());
     }
 
     #[test]

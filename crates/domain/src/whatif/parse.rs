@@ -1,7 +1,7 @@
 //! Edits read from and written to a page's query string, in kubectl's own spellings:
 //! `taint=dedicated=ml:NoExecute`, `untaint=dedicated:NoExecute`, `label=k=v`, `unlabel=k`,
 //! `cordon=1`, `uncordon=1` on a node; `tolerate=KEY[=VALUE][:EFFECT[:SECONDS]]` and
-//! `nodeSelector=k=v,k2=v2` (`-`: none) on a DaemonSet. An empty value is a form's unused
+//! `nodeSelector=k=v,k2=v2` (`-`: none) and `requests=cpu=500m,memory=256Mi` on a DaemonSet. An empty value is a form's unused
 //! field and no edit.
 //!
 //! Why the API server's checks: a preview of an edit the API server would refuse would answer
@@ -34,7 +34,7 @@ impl EditScope {
     pub fn params(self) -> &'static [&'static str] {
         match self {
             EditScope::Node => &["taint", "untaint", "label", "unlabel", "cordon", "uncordon"],
-            EditScope::DaemonSet => &["tolerate", "nodeSelector"],
+            EditScope::DaemonSet => &["tolerate", "nodeSelector", "requests"],
         }
     }
 }
@@ -107,6 +107,8 @@ pub fn parse_edits(
                 }),
                 "tolerate" => parse_toleration(&value)
                     .map(|t| Parsed::Template(TemplateEdit::AddToleration(t))),
+                "requests" => super::requests::parse_requests(&value)
+                    .map(|r| Parsed::Template(TemplateEdit::SetRequests(r))),
                 _ => parse_node_selector(&value)
                     .map(|s| Parsed::Template(TemplateEdit::SetNodeSelector(s))),
             };

@@ -36,6 +36,7 @@ pub fn to_query(edits: &Edits) -> String {
                     .collect::<Vec<_>>()
                     .join(","),
             ),
+            TemplateEdit::SetRequests(r) => ("requests", requests_spec(r)),
         });
     }
     pairs
@@ -43,6 +44,15 @@ pub fn to_query(edits: &Edits) -> String {
         .map(|(k, v)| format!("{k}={}", encode(v)))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// The `requests=` spelling (the inverse of `requests::parse_requests`).
+fn requests_spec(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn effect_name(effect: &TaintEffect) -> &str {
@@ -127,6 +137,7 @@ pub fn describe_edits(edits: &Edits) -> Vec<String> {
             format!("tolerate {}", toleration_spec(t))
         }
         TemplateEdit::SetNodeSelector(s) if s.is_empty() => "no nodeSelector".to_string(),
+        TemplateEdit::SetRequests(r) => format!("requests {}", requests_spec(r)),
         TemplateEdit::SetNodeSelector(s) => format!(
             "nodeSelector {}",
             s.iter()

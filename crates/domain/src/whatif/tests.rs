@@ -331,6 +331,7 @@ fn the_gpu_pool_preview_lists_the_evicted_agents_and_counts_them_a5() {
             p.sort();
             p
         },
+        rooms: vec![],
     };
     let edits = Edits {
         node: vec![dedicated_ml(TaintEffect::NoExecute)],
@@ -386,6 +387,7 @@ fn dropping_the_labels_no_rule_reads_changes_no_outcome_a2_step_2() {
             ("ns/zone".into(), affinity),
         ],
         pods: vec![("w1".into(), "ns/gpu".into())],
+        rooms: vec![],
     };
     let edits = Edits {
         node: vec![],

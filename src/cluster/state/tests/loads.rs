@@ -149,3 +149,25 @@ fn the_tax_counts_the_daemonsets_that_should_run_not_the_pods_that_do_j5() {
     assert_eq!(ds.nodes, 2);
     assert_eq!(ds.total.get("cpu"), 200);
 }
+
+#[test]
+fn a_requests_whatif_gets_each_nodes_sums_with_the_daemonsets_own_pod_apart_j6() {
+    let mut s = cluster();
+    s.apply(workload("w1", "a", 500));
+    s.apply(Projection::Pod(agent("a", 100)));
+    let rooms = s.whatif_rooms("kube-system/log").unwrap();
+    let names: Vec<&str> = rooms.iter().map(|r| r.node.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        names, sorted,
+        "sorted by node, as the preview looks them up"
+    );
+    let a = rooms.iter().find(|r| r.node == "a").unwrap();
+    assert_eq!(a.requested.get("cpu"), 600);
+    assert_eq!(a.pods, s.node_load("a").pods);
+    // The log agent's own pod there: what the edit replaces.
+    assert_eq!(a.own.get("cpu"), 100);
+    assert_eq!(a.own_pods, 1);
+    assert!(s.whatif_rooms("kube-system/nope").is_err());
+}
