@@ -85,4 +85,7 @@ console.log(
   `repaint after one change (${samples.length} samples): p50 ${fmt(quantile(samples, 0.5))}, ` +
     `p90 ${fmt(quantile(samples, 0.9))}, max ${fmt(Math.max(...samples))}`,
 );
+// Every sample in the order taken (taint on, off, on, …): an outlier shows whether it is one
+// late cut (~200 ms, the coalescing window), the first one, or the machine's load.
+console.log(`samples: ${samples.map((x) => x.toFixed(0)).join(" ")} ms`);
 process.exit(0);

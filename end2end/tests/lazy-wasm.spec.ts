@@ -2,6 +2,9 @@
 // `#[lazy_route]`; split by tools/wasm-split in `make build-wasm`). The matrix's first visit
 // downloads the main module only; another page's module comes when that page is first shown,
 // by a client-side navigation or a direct visit, and the page hydrates and works either way.
+// The what-if preview's code (its rules, the facts' decoders) is a module of its own too
+// (src/pages/whatif/preview.rs, `#[lazy]`): fetched when the matrix's what-if section opens or
+// a preview is computed, and preloaded by a shared URL that carries edits.
 // The release figures (main module and each chunk, gzip -9) come from `make wasm-size`; this
 // spec runs the wasm-dev build and checks the structure.
 import type { Page, Request } from "@playwright/test";
@@ -22,7 +25,8 @@ function wasmRequests(page: Page): string[] {
 
 /** The files lazy splits need (sorted, once each): their `split_*` modules and the `chunk_*`
  *  ones they share. A split is named after its function: `node_route`, `daemon_set_route`,
- *  `pod_route` (the pages), `lazy_explanation_body` (the explanation panel's body). */
+ *  `pod_route` (the pages), `lazy_explanation_body` (the explanation panel's body),
+ *  `lazy_preview` (the what-if preview). */
 function filesOf(manifest: Manifest, ...splits: string[]): string[] {
   const files = new Set<string>();
   for (const split of splits) {
@@ -41,7 +45,7 @@ test.describe("lazily loaded pages", () => {
     expect(res.ok(), "the splitter's manifest is served").toBe(true);
     manifest = await res.json();
     // The three pages are split off: each has at least its own module.
-    for (const split of ["node_route", "daemon_set_route", "pod_route", "lazy_explanation_body"]) {
+    for (const split of ["node_route", "daemon_set_route", "pod_route", "lazy_explanation_body", "lazy_preview"]) {
       expect(filesOf(manifest, split).length, split).toBeGreaterThan(0);
     }
   });
@@ -78,6 +82,39 @@ test.describe("lazily loaded pages", () => {
     await expect(page).toHaveURL("/");
     await matrix.expectState("worker-1", "kube-system/log-collector", "ready");
     expect(wasm.length).toBe(1 + both.length);
+  });
+
+  test("the what-if preview's module comes when the matrix's what-if section opens, and a shared URL with edits preloads it", async ({ matrix, page }) => {
+    const wasm = wasmRequests(page);
+    await matrix.goto();
+    await matrix.waitForLive();
+    expect(wasm, "the first view without edits loads no preview code").toEqual(["daemonscope_bg.wasm"]);
+    const preview = filesOf(manifest, "lazy_preview");
+    await page.getByTestId("whatif-open").click();
+    await expect.poll(() => wasm.slice(1).sort(), { message: "opening the section fetches the preview's module" }).toEqual(preview);
+    await page.getByTestId("whatif-taint").fill("dedicated=ml:NoExecute");
+    await page.getByTestId("whatif-submit").click();
+    await expect(page).toHaveURL("/?taint=dedicated%3Dml%3ANoExecute");
+    await expect(page.getByTestId("whatif-summary")).toContainText("would be evicted");
+    await expect(page.locator('table.matrix tr[data-row="worker-1"] td:has(button.cell[data-daemonset="kube-system/log-collector"])')).toHaveAttribute("data-whatif", "evict");
+    expect(wasm.length, "nothing more was fetched for the preview").toBe(1 + preview.length);
+
+    // The same URL shared: the server renders the preview and preloads its module; the page
+    // hydrates it, and dropping the edit there leaves the preview without a reload.
+    const shared = "/?taint=dedicated%3Dml%3ANoExecute";
+    const html = await (await page.request.get(shared)).text();
+    expect(html).toContain('data-whatif="evict" data-node="gpu-1" data-daemonset="kube-system/log-collector"');
+    for (const file of preview) expect(html, `preload of ${file}`).toContain(`/pkg/${file}`);
+    wasm.length = 0;
+    await page.goto(shared);
+    await matrix.waitForHydration();
+    await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+    await expect(page.locator('table.matrix tr[data-row="worker-1"] td:has(button.cell[data-daemonset="kube-system/log-collector"])')).toHaveAttribute("data-whatif", "evict");
+    await page.getByRole("link", { name: "drop taint dedicated=ml:NoExecute" }).click();
+    await expect(page).toHaveURL("/");
+    await expect(page.getByTestId("whatif-banner")).toHaveCount(0);
+    await expect(page.locator("table.matrix td[data-whatif]")).toHaveCount(0);
+    expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
   });
 
   test("a direct first visit to a node page preloads its module, hydrates and works", async ({ matrix, page }) => {

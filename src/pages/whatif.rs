@@ -3,17 +3,20 @@
 //!
 //! Why a page module: it owns a query (the edits) and a server read (the facts), which pages
 //! do and components do not. The preview itself is `domain::whatif`, computed from those facts
-//! wherever this runs: on the server for the first render of a shared URL, in WASM after
-//! hydration. Nothing is ever written to the cluster.
+//! wherever this runs: on the server for the first render of a shared URL, in the browser in a
+//! lazily loaded module ([`preview`]) once the URL's edits change there. Nothing is ever
+//! written to the cluster.
+
+mod preview;
 
 use crate::domain::whatif::{
-    decode, describe_edits, edited_label_keys, edits_requests, encode, parse_edits, preview,
-    summary, to_query, CellChange, EditError, EditScope, Edits, Outcome, WhatIfFacts,
+    decode, encode, parse_edits, to_query, EditError, EditScope, Edits, Outcome, PreviewDigest,
 };
-use crate::server_fns::{get_whatif_facts, DashboardError};
+use crate::server_fns::DashboardError;
 use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use preview::{lazy_preview, FactsSlot, WhatIfPreview};
 use std::collections::HashMap;
 
 /// What a preview covers: the page it sits on.
@@ -81,32 +84,27 @@ fn href(path: &str, edits: &Edits) -> String {
     join(path, &to_query(edits))
 }
 
-/// A page's what-if state: the edits its URL asks for and the facts to preview them on (read
-/// only while there are edits).
+/// A page's what-if state: the edits its URL asks for and their preview (computed only while
+/// there are edits).
 #[derive(Clone, Copy)]
 pub struct WhatIf {
     /// The URL's edits, or why they cannot be read.
     pub parsed: Memo<Result<Edits, Vec<EditError>>>,
-    /// The facts of the page's target; `None` while there is nothing to preview.
-    pub facts: Resource<Result<Option<WhatIfFacts>, DashboardError>>,
+    /// The preview of the edits; `None` while there is nothing to preview.
+    pub preview: Resource<Result<Option<PreviewDigest>, DashboardError>>,
 }
 
 impl WhatIf {
-    /// The preview's outcome per changed `(node, namespace/name)` cell, once the facts are in:
-    /// the matrix marks its cells with it.
+    /// The preview's outcome per changed `(node, namespace/name)` cell, once it is in: the
+    /// matrix marks its cells with it.
     pub fn marks(self) -> Memo<HashMap<(String, String), Outcome>> {
-        Memo::new(move |_| {
-            let Ok(edits) = self.parsed.get() else {
-                return HashMap::new();
-            };
-            match self.facts.get() {
-                Some(Ok(Some(facts))) if !edits.is_empty() => preview(&facts, &edits)
-                    .into_iter()
-                    .filter(|c| c.outcome != Outcome::Unaffected)
-                    .map(|c| ((c.node, c.daemonset), c.outcome))
-                    .collect(),
-                _ => HashMap::new(),
-            }
+        Memo::new(move |_| match self.preview.get() {
+            Some(Ok(Some(d))) => d
+                .changed
+                .into_iter()
+                .map(|c| ((c.node, c.daemonset), c.outcome))
+                .collect(),
+            _ => HashMap::new(),
         })
     }
 }
@@ -115,40 +113,34 @@ impl WhatIf {
 #[derive(Clone, Copy)]
 pub struct WhatIfMarks(pub Memo<HashMap<(String, String), Outcome>>);
 
-/// Reads the URL's edits for `target` and the facts to preview them on. Call it in the page
-/// component, outside its `Transition`: a resource created inside is created again (and its
-/// facts sent again) each time the server renders that part of the page.
+/// Reads the URL's edits for `target` and previews them. Call it in the page component,
+/// outside its `Transition`: a resource created inside is created again (and its facts read
+/// again) each time the server renders that part of the page.
 pub fn use_whatif(target: Signal<WhatIfTarget>) -> WhatIf {
     let scope = target.with_untracked(|t| t.scope());
     let query = use_query_map();
     let parsed: Memo<Result<Edits, Vec<EditError>>> = Memo::new(move |_| {
         query.with(|q| parse_edits(scope, |k| q.get_all(k).unwrap_or_default()))
     });
-    // Re-read only when the preview starts, a nodeSelector edit names another label key, or a
-    // requests edit comes or goes (it needs each node's sums).
     let wanted = Memo::new(move |_| {
         parsed.with(|p| match p {
-            Ok(e) if !e.is_empty() => Some((edited_label_keys(e).join(","), edits_requests(e))),
+            Ok(e) if !e.is_empty() => Some(e.clone()),
             _ => None,
         })
     });
-    let facts = Resource::new(
+    // The facts last read, so that an edit naming no new label key is previewed without
+    // reading them again.
+    let slot = StoredValue::new(FactsSlot::default());
+    let preview = Resource::new(
         move || (target.get(), wanted.get()),
-        move |(target, wanted): (WhatIfTarget, Option<(String, bool)>)| async move {
-            let Some((label_keys, rooms)) = wanted else {
-                return Ok(None);
-            };
-            let (node, daemonset, selector) = match target {
-                WhatIfTarget::Node(n) => (n, String::new(), String::new()),
-                WhatIfTarget::DaemonSet(k) => (String::new(), k, String::new()),
-                WhatIfTarget::Matrix(s) => (String::new(), String::new(), s),
-            };
-            get_whatif_facts(node, daemonset, selector, label_keys, rooms)
-                .await
-                .map(Some)
+        move |(target, wanted): (WhatIfTarget, Option<Edits>)| async move {
+            match wanted {
+                None => Ok(None),
+                Some(edits) => lazy_preview(target, edits, slot).await.map(Some),
+            }
         },
     );
-    WhatIf { parsed, facts }
+    WhatIf { parsed, preview }
 }
 
 /// The what-if section: form, banner, preview, over the page's [`use_whatif`] state.
@@ -163,7 +155,7 @@ pub fn WhatIfSection(
     let scope = target.scope();
     let path = target.path();
     let carried = target.carried();
-    let WhatIf { parsed, facts } = whatif;
+    let WhatIf { parsed, preview } = whatif;
     let form_path = path.clone();
     let result_path = path.clone();
     let intro = match target {
@@ -189,10 +181,9 @@ pub fn WhatIfSection(
                                 let edits = edits.clone();
                                 let path = path.clone();
                                 Suspend::new(async move {
-                                    match facts.await {
-                                        Ok(Some(f)) => {
-                                            let changes = preview(&f, &edits);
-                                            EitherOf3::A(view! { <WhatIfPreview edits=edits changes=changes path=path/> })
+                                    match preview.await {
+                                        Ok(Some(digest)) => {
+                                            EitherOf3::A(view! { <WhatIfPreview edits=edits digest=digest path=path/> })
                                         }
                                         Ok(None) => EitherOf3::B(()),
                                         Err(e) => EitherOf3::C(view! { <WhatIfFailed error=e/> }),
@@ -205,10 +196,14 @@ pub fn WhatIfSection(
             }}
     };
     // On the matrix the section folds away (a `<details>`, so it opens without WASM too) unless
-    // the URL already asks for a preview.
+    // the URL already asks for a preview. Opening it fetches the preview's module, so the
+    // preview is computed as soon as the form is sent; the first view never needs it.
     if collapsible {
+        let fetch_preview = move |_| {
+            let _loaded = lazy_preload!(preview::lazy_preview);
+        };
         Either::Left(view! {
-            <details class="whatif" aria-label="What if" data-testid="whatif" open=open_at_first>
+            <details class="whatif" aria-label="What if" data-testid="whatif" open=open_at_first on:toggle=fetch_preview>
                 <summary data-testid="whatif-open">"What if… (preview a taint, a label or a cordon on the filtered nodes)"</summary>
                 {body}
             </details>
@@ -326,75 +321,5 @@ fn WhatIfFailed(error: DashboardError) -> impl IntoView {
         <div class="whatif-error" role="alert" data-testid="whatif-error">
             "The facts for the preview could not be read: " {error.to_string()}
         </div>
-    }
-}
-
-/// More unaffected cells than this are counted, not listed (a DaemonSet page on 5,000 nodes).
-const LIST_UNAFFECTED: usize = 60;
-
-#[component]
-fn WhatIfPreview(edits: Edits, changes: Vec<CellChange>, path: String) -> impl IntoView {
-    let words = describe_edits(&edits);
-    let chips = words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let rest = href(&path, &without(&edits, i));
-            view! {
-                <li>
-                    <code>{w.clone()}</code>
-                    " "
-                    <a href=rest aria-label=format!("drop {w}") title="drop this edit">"×"</a>
-                </li>
-            }
-        })
-        .collect_view();
-    let line = summary(&changes);
-    let (changed, unaffected): (Vec<CellChange>, Vec<CellChange>) = changes
-        .into_iter()
-        .partition(|c| c.outcome != Outcome::Unaffected);
-    let list_unaffected = unaffected.len() <= LIST_UNAFFECTED;
-    let unaffected_count = unaffected.len();
-    let rows = changed
-        .into_iter()
-        .chain(unaffected.into_iter().filter(|_| list_unaffected))
-        .map(preview_row)
-        .collect_view();
-    view! {
-        <div class="whatif-banner" role="status" data-testid="whatif-banner">
-            <strong>"Preview — nothing was changed in the cluster."</strong>
-            " What the controllers would do if:"
-            <ul class="whatif-edits">{chips}</ul>
-            <a href=path.clone() data-testid="whatif-reset">"Reset (leave the preview)"</a>
-        </div>
-        <p class="whatif-summary" data-testid="whatif-summary">{line}</p>
-        <table class="ds-table whatif-table" data-testid="whatif-table">
-            <thead>
-                <tr><th>"node"</th><th>"DaemonSet"</th><th>"pod now"</th><th>"would"</th><th>"because"</th></tr>
-            </thead>
-            <tbody>{rows}</tbody>
-        </table>
-        {(!list_unaffected).then(|| view! {
-            <p class="muted">{format!("{unaffected_count} more cells are unaffected.")}</p>
-        })}
-    }
-}
-
-fn preview_row(c: CellChange) -> impl IntoView {
-    let pod = if c.has_pod { "running" } else { "none" };
-    let outcome = c.outcome;
-    let shown = if outcome == Outcome::Unaffected && c.has_pod {
-        "stays".to_string()
-    } else {
-        outcome.phrase()
-    };
-    view! {
-        <tr data-testid="whatif-row" data-whatif=outcome.slug() data-node=c.node.clone() data-daemonset=c.daemonset.clone()>
-            <td><a href=crate::links::node(&c.node)>{c.node.clone()}</a></td>
-            <td><a href=crate::links::daemonset(&c.daemonset)>{c.daemonset.clone()}</a></td>
-            <td>{pod}</td>
-            <td class="whatif-outcome">{shown}</td>
-            <td class="muted">{c.why.unwrap_or_default()}</td>
-        </tr>
     }
 }

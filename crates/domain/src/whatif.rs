@@ -8,11 +8,13 @@
 //! module only compares two verdicts and names the difference. It is pure so the browser runs
 //! it (WASM) over the URL's edits, and the server runs it for the first render.
 
+mod digest;
 mod parse;
 mod render;
 pub mod requests;
 mod summary;
 
+pub use digest::{digest, PreviewDigest};
 pub use parse::{parse_edits, EditError, EditScope, MAX_EDITS};
 pub use render::{decode, describe_edits, encode, to_query, toleration_spec};
 pub use summary::summary;
