@@ -275,3 +275,13 @@ pub fn view_row(name: &str, cells: &[crate::coverage::CellState]) -> crate::view
         allocatable: Default::default(),
     }
 }
+
+/// Resource amounts from `(name, quantity)` pairs as a manifest spells them, e.g.
+/// `[("cpu", "500m"), ("memory", "256Mi")]`.
+#[allow(clippy::expect_used)] // a test's own literal: a typo should stop the test at once
+pub fn amounts(pairs: &[(&str, &str)]) -> crate::resources::fit::Amounts {
+    crate::resources::fit::Amounts::from_list(
+        &crate::resources::ResourceList::parse(pairs.iter().copied())
+            .expect("the test's quantities parse"),
+    )
+}

@@ -51,13 +51,8 @@ pub fn pool_taxes<'a>(
 mod tests {
     use super::*;
     use crate::domain::coverage::CellState::{Excluded, Misscheduled, Missing, Pending, Ready};
-    use crate::domain::resources::fit::Amounts;
-    use crate::domain::resources::ResourceList;
+    use crate::domain::testing::amounts;
     use crate::domain::testing::{view_column, view_row};
-
-    fn amounts(pairs: &[(&str, &str)]) -> Amounts {
-        Amounts::from_list(&ResourceList::parse(pairs.iter().copied()).unwrap())
-    }
 
     #[test]
     fn a_pool_is_taxed_for_every_daemonset_that_should_run_not_for_the_pods_that_do_j5() {

@@ -92,11 +92,7 @@ pub fn daemonset_tax<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::ResourceList;
-
-    fn amounts(pairs: &[(&str, &str)]) -> Amounts {
-        Amounts::from_list(&ResourceList::parse(pairs.iter().copied()).unwrap())
-    }
+    use crate::testing::amounts;
 
     #[test]
     fn the_tax_sums_the_templates_that_should_run_as_a_share_of_allocatable_j5() {

@@ -108,11 +108,7 @@ pub fn shortfall_words(shortfalls: &[Shortfall]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::ResourceList;
-
-    fn amounts(pairs: &[(&str, &str)]) -> Amounts {
-        Amounts::from_list(&ResourceList::parse(pairs.iter().copied()).unwrap())
-    }
+    use crate::testing::amounts;
 
     #[test]
     fn requests_parse_as_kubernetes_parses_quantities_and_keep_their_spelling_j1() {

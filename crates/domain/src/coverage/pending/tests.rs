@@ -3,12 +3,8 @@
 
 use super::*;
 use crate::resources::load::Requests;
-use crate::resources::ResourceList;
+use crate::testing::amounts;
 use crate::testing::{daemonset, node, pod, PodExt};
-
-fn amounts(pairs: &[(&str, &str)]) -> Amounts {
-    Amounts::from_list(&ResourceList::parse(pairs.iter().copied()).unwrap())
-}
 
 fn pending_agent(cpu_milli: i64) -> PodFacts {
     pod("agent-x").with(|p| {

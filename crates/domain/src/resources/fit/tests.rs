@@ -1,10 +1,7 @@
 //! §j.4: NodeResourcesFit's `fitsRequest`, case by case.
 
 use super::*;
-
-fn amounts(pairs: &[(&str, &str)]) -> Amounts {
-    Amounts::from_list(&ResourceList::parse(pairs.iter().copied()).unwrap())
-}
+use crate::testing::amounts;
 
 #[test]
 fn a_pod_that_asks_more_cpu_than_is_left_is_short_by_the_difference_j4() {
