@@ -13,6 +13,7 @@ mod alert_rules;
 mod cli;
 mod cli_hardening;
 mod docs_citations;
+mod fleet_serve;
 mod k8s_admission;
 mod k8s_differential;
 mod k8s_rbac;

@@ -21,9 +21,11 @@ pub struct ClusterPart {
 }
 
 /// Whether a cluster's numbers can be believed, from the health lines its matrix carries
-/// (the stale banner's input). Nothing ever listed and an error: unavailable. Anything
-/// unsynced, stale or failing: stale, with the failing lines' words. Else live.
-pub fn health_of(health: &[ResourceHealth]) -> ClusterHealth {
+/// (the stale banner's input) and whether anything was ever listed (`listed`: the matrix has
+/// nodes or DaemonSets). Errors, nothing listed and nothing gone stale: unavailable (it never
+/// answered). Anything unsynced, stale or failing: stale, with the failing lines' words. Else
+/// live.
+pub fn health_of(health: &[ResourceHealth], listed: bool) -> ClusterHealth {
     let errors: Vec<&str> = health.iter().filter_map(|h| h.error.as_deref()).collect();
     let troubled: Vec<&ResourceHealth> = health
         .iter()
@@ -47,8 +49,8 @@ pub fn health_of(health: &[ResourceHealth]) -> ClusterHealth {
     } else {
         errors.join("; ")
     };
-    let nothing_listed = health.iter().all(|h| !h.synced && h.stale_since.is_none());
-    if nothing_listed && !errors.is_empty() {
+    let never_read = !listed && health.iter().all(|h| h.stale_since.is_none());
+    if never_read && !errors.is_empty() {
         ClusterHealth::Unavailable { reason }
     } else {
         ClusterHealth::Stale { reason }
@@ -105,7 +107,10 @@ pub fn cluster_part(name: &str, snapshot: &MatrixSnapshot) -> ClusterPart {
     ClusterPart {
         cluster: FleetCluster {
             name: name.to_string(),
-            health: health_of(&snapshot.health),
+            health: health_of(
+                &snapshot.health,
+                !snapshot.nodes.is_empty() || !snapshot.daemonsets.is_empty(),
+            ),
             nodes: snapshot.nodes.len(),
             daemonsets: snapshot.daemonsets.len(),
             problem_cells: placements.iter().map(|(_, _, p)| p.problem_cells).sum(),

@@ -94,42 +94,53 @@ fn a_complete_rollout_is_not_stalled_whatever_its_old_stall_time() {
 
 #[test]
 fn health_says_live_stale_or_unavailable_as_the_banner_would() {
+    let live = [health("nodes", true, None, None)];
+    assert_eq!(health_of(&live, true), ClusterHealth::Live);
+    let refused = "cannot watch pods: connection refused";
+    let lost = [
+        health("nodes", true, None, Some(5)),
+        health("pods", true, Some(refused), Some(5)),
+    ];
     assert_eq!(
-        health_of(&[health("nodes", true, None, None)]),
-        ClusterHealth::Live
-    );
-    assert_eq!(
-        health_of(&[
-            health("nodes", true, None, Some(5)),
-            health(
-                "pods",
-                true,
-                Some("cannot watch pods: connection refused"),
-                Some(5)
-            ),
-        ]),
+        health_of(&lost, true),
         ClusterHealth::Stale {
-            reason: "cannot watch pods: connection refused".into()
+            reason: refused.into()
         }
     );
     assert_eq!(
-        health_of(&[health("nodes", false, None, None)]),
+        health_of(&[health("nodes", false, None, None)], false),
         ClusterHealth::Stale {
             reason: "nodes: waiting for the first sync".into()
         }
     );
+    let no_user = "cannot use context b: no user";
+    let not_connected = [
+        health("cluster", false, Some(no_user), None),
+        health("nodes", false, None, None),
+    ];
     assert_eq!(
-        health_of(&[
-            health(
-                "cluster",
-                false,
-                Some("cannot use context b: no user"),
-                None
-            ),
-            health("nodes", false, None, None),
-        ]),
+        health_of(&not_connected, false),
         ClusterHealth::Unavailable {
-            reason: "cannot use context b: no user".into()
+            reason: no_user.into()
+        }
+    );
+    // An API server that never answered, beside the readiness poll's synced line.
+    let never = [
+        health("API server", true, None, None),
+        health("nodes", false, Some("connect error"), None),
+    ];
+    assert_eq!(
+        health_of(&never, false),
+        ClusterHealth::Unavailable {
+            reason: "connect error".into()
+        }
+    );
+    // Listed once, then lost: stale, never unavailable.
+    let once = [health("nodes", false, Some("connection lost"), None)];
+    assert_eq!(
+        health_of(&once, true),
+        ClusterHealth::Stale {
+            reason: "connection lost".into()
         }
     );
 }
