@@ -13,6 +13,10 @@ use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use std::path::Path;
 
+mod contexts;
+use contexts::check_user_defined;
+pub use contexts::{choose_contexts, current_context_name};
+
 /// The user agent of every request the dashboard sends.
 pub fn user_agent() -> String {
     format!("daemonscope/{}", env!("CARGO_PKG_VERSION"))
@@ -77,7 +81,7 @@ pub fn from_config(
     })
 }
 
-fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
+pub(super) fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
     // `--kubeconfig` comes from KUBECONFIG too, which may list several files.
     let wrap = |source: KubeconfigError| ConnectError::Kubeconfig {
         path: path.display().to_string(),
@@ -196,84 +200,6 @@ pub async fn from_kubeconfig(
         });
     }
     from_config(config, label, user)
-}
-
-/// A context whose user the kubeconfig does not define is refused, as client-go refuses it
-/// (`user "x" was not found for context "y"`); kube-rs would connect without credentials.
-fn check_user_defined(kubeconfig: &Kubeconfig, context: &str) -> Result<(), ConnectError> {
-    let user = kubeconfig
-        .contexts
-        .iter()
-        .find(|c| c.name == context)
-        .and_then(|c| c.context.as_ref())
-        .and_then(|c| c.user.clone())
-        .filter(|u| !u.is_empty());
-    match user {
-        Some(user) if !kubeconfig.auth_infos.iter().any(|a| a.name == user) => {
-            Err(ConnectError::UserNotFound {
-                context: context.to_string(),
-                user,
-            })
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The name `/c/NAME/` gives the one cluster of a plain `serve`: the kubeconfig's current
-/// context, else `in-cluster` (no kubeconfig: the pod's service account).
-pub fn current_context_name(path: Option<&Path>) -> String {
-    let kubeconfig = match path {
-        Some(path) => read_kubeconfig(path).ok(),
-        None => Kubeconfig::read().ok(),
-    };
-    kubeconfig
-        .and_then(|k| k.current_context)
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| "in-cluster".to_string())
-}
-
-/// The kubeconfig contexts `serve` watches: each of `names` (refused in one line naming it
-/// and the contexts the kubeconfig has, when it has no such context), or with `all` every
-/// context in the kubeconfig's order. Why before connecting: a misspelt `--context` must end
-/// the start at once, not show up as one cluster that never answers.
-pub fn choose_contexts(
-    path: Option<&Path>,
-    names: &[String],
-    all: bool,
-) -> Result<Vec<String>, ConnectError> {
-    let kubeconfig = match path {
-        Some(path) => read_kubeconfig(path)?,
-        None => Kubeconfig::read().map_err(|source| ConnectError::Kubeconfig {
-            path: "KUBECONFIG or ~/.kube/config".to_string(),
-            source,
-        })?,
-    };
-    let known: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
-    if all {
-        if known.is_empty() {
-            return Err(ConnectError::NoCluster {
-                detail: "--all-contexts given but the kubeconfig has no context".to_string(),
-            });
-        }
-        return Ok(known);
-    }
-    let mut chosen: Vec<String> = Vec::with_capacity(names.len());
-    for name in names {
-        if !known.contains(name) {
-            return Err(ConnectError::UnknownContext {
-                name: name.clone(),
-                known: if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                },
-            });
-        }
-        if !chosen.contains(name) {
-            chosen.push(name.clone());
-        }
-    }
-    Ok(chosen)
 }
 
 /// Whether the server is new enough to be asked for streaming lists (WatchList, beta and on

@@ -13,8 +13,12 @@ use leptos::prelude::*;
 #[derive(Clone, Copy)]
 pub struct ClusterList(pub OnceResource<Result<ClusterNav, DashboardError>>);
 
-/// The current cluster of a list: the one the URL names, else the first.
+/// The current cluster of a list: the one the URL names, else the first; None on the fleet
+/// page (all of them).
 pub fn current_of(nav: &ClusterNav) -> Option<&str> {
+    if nav.fleet {
+        return None;
+    }
     nav.current
         .as_deref()
         .or_else(|| nav.clusters.first().map(String::as_str))
@@ -38,12 +42,13 @@ pub fn ClusterSwitcher() -> impl IntoView {
 }
 
 fn switcher(nav: &ClusterNav) -> impl IntoView + use<> {
-    let current = current_of(nav).unwrap_or_default().to_string();
+    let current = current_of(nav).map(str::to_string);
+    let shown = current.clone().unwrap_or_else(|| "all (fleet)".to_string());
     let items = nav
         .clusters
         .iter()
         .map(|name| {
-            let here = *name == current;
+            let here = current.as_deref() == Some(name.as_str());
             view! {
                 <li>
                     <a
@@ -61,10 +66,10 @@ fn switcher(nav: &ClusterNav) -> impl IntoView + use<> {
     view! {
         <nav class="switcher" aria-label="Clusters" data-testid="switcher">
             <details>
-                <summary>"Cluster: "<strong>{current.clone()}</strong></summary>
+                <summary>"Cluster: "<strong>{shown}</strong></summary>
                 <ul>
                     {items}
-                    <li class="to-fleet"><a href=crate::links::fleet("") rel="external">"All clusters (fleet)"</a></li>
+                    <li class="to-fleet"><a href=crate::links::fleet("") rel="external" aria-current=nav.fleet.then_some("page")>"All clusters (fleet)"</a></li>
                 </ul>
             </details>
         </nav>
@@ -76,14 +81,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_current_cluster_is_the_named_one_else_the_first() {
+    fn the_current_cluster_is_the_named_one_else_the_first_and_none_on_the_fleet_page() {
         let mut nav = ClusterNav {
             clusters: vec!["a".into(), "b".into()],
             current: Some("b".into()),
+            fleet: false,
         };
         assert_eq!(current_of(&nav), Some("b"));
         nav.current = None;
         assert_eq!(current_of(&nav), Some("a"));
+        nav.fleet = true;
+        assert_eq!(current_of(&nav), None, "the fleet page is no one cluster's");
         assert_eq!(current_of(&ClusterNav::default()), None);
     }
 }

@@ -187,8 +187,11 @@ fn daemonset_rows(d: FleetDaemonSet, state: Option<CellState>) -> impl IntoView 
                 <tr data-daemonset=key.clone() data-cluster=cluster.clone() data-problem-cells=p.problem_cells>
                     {head}
                     <td><a href=crate::links::cluster_matrix(&cluster, "") rel="external">{cluster.clone()}</a></td>
-                    <td class="fleet-cells">{cells}</td>
-                    <td data-figure="refused">{(p.refused > 0).then(|| format!("{} nodes", p.refused))}</td>
+                    <td><div class="fleet-cells">{cells}</div></td>
+                    <td data-figure="refused">{(p.refused > 0).then(|| match p.refused {
+                        1 => "1 node".to_string(),
+                        n => format!("{n} nodes"),
+                    })}</td>
                     <td data-figure="stalled">{p.stalled.clone().map(|cause| format!("stalled: {cause}"))}</td>
                 </tr>
             }

@@ -16,15 +16,20 @@ pub struct ClusterNav {
     /// Every cluster's name, in the order given to `serve`.
     pub clusters: Vec<String>,
     /// The cluster the page's URL names (`/c/NAME`); None on the single-cluster URLs (they
-    /// show the first).
+    /// show the first) and on the fleet page.
     pub current: Option<String>,
+    /// The page is the fleet page (all clusters), not one cluster's.
+    #[serde(default)]
+    pub fleet: bool,
 }
 
 /// The clusters and which one the request's page shows.
 #[server(endpoint = "clusters", output = JsonText)]
 pub async fn get_clusters() -> Result<ClusterNav, DashboardError> {
     let clusters = super::context::clusters()?;
-    let current = use_context::<http::request::Parts>()
+    let parts = use_context::<http::request::Parts>();
+    let current = parts
+        .as_ref()
         .and_then(|parts| {
             parts
                 .extensions
@@ -32,9 +37,12 @@ pub async fn get_clusters() -> Result<ClusterNav, DashboardError> {
                 .cloned()
         })
         .map(|selected| selected.0);
+    // Read while the page renders (the App's resource), so the path is the page's.
+    let fleet = parts.is_some_and(|p| p.uri.path() == crate::links::fleet(""));
     Ok(ClusterNav {
         clusters: clusters.iter().map(|c| c.name.clone()).collect(),
         current,
+        fleet,
     })
 }
 

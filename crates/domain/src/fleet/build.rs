@@ -23,7 +23,8 @@ pub struct ClusterPart {
 /// Whether a cluster's numbers can be believed, from the health lines its matrix carries
 /// (the stale banner's input) and whether anything was ever listed (`listed`: the matrix has
 /// nodes or DaemonSets). Errors, nothing listed and nothing gone stale: unavailable (it never
-/// answered). Anything unsynced, stale or failing: stale, with the failing lines' words. Else
+/// answered). Anything unsynced, stale or failing: stale, with the first failing line's words (and how
+/// many more). Else
 /// live.
 pub fn health_of(health: &[ResourceHealth], listed: bool) -> ClusterHealth {
     let errors: Vec<&str> = health.iter().filter_map(|h| h.error.as_deref()).collect();
@@ -47,7 +48,17 @@ pub fn health_of(health: &[ResourceHealth], listed: bool) -> ClusterHealth {
             .collect::<Vec<_>>()
             .join("; ")
     } else {
-        errors.join("; ")
+        let mut distinct: Vec<&str> = Vec::new();
+        for error in &errors {
+            if !distinct.contains(error) {
+                distinct.push(error);
+            }
+        }
+        match distinct.as_slice() {
+            [one] => one.to_string(),
+            [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+            [] => String::new(),
+        }
     };
     let never_read = !listed && health.iter().all(|h| h.stale_since.is_none());
     if never_read && !errors.is_empty() {

@@ -135,6 +135,18 @@ fn health_says_live_stale_or_unavailable_as_the_banner_would() {
             reason: "connect error".into()
         }
     );
+    // Every watcher says so: the first one's words and how many more, not a paragraph.
+    let all_lost = [
+        health("nodes", false, Some("nodes: connection lost"), Some(5)),
+        health("pods", false, Some("pods: connection lost"), Some(5)),
+        health("daemonsets", false, Some("nodes: connection lost"), Some(5)),
+    ];
+    assert_eq!(
+        health_of(&all_lost, true),
+        ClusterHealth::Stale {
+            reason: "nodes: connection lost (and 1 more)".into()
+        }
+    );
     // Listed once, then lost: stale, never unavailable.
     let once = [health("nodes", false, Some("connection lost"), None)];
     assert_eq!(
