@@ -220,6 +220,7 @@ test.describe("several clusters in one dashboard, and the fleet page", () => {
         .map((v) => `${v.id} (${v.impact}): ${v.help} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
     };
     const bad = await fleetAxe();
+    await expect(page.locator(".switcher summary")).toContainText("all (fleet)");
     expect(bad, bad.join("\n")).toEqual([]);
     if (SHOTS) {
       for (const theme of ["light", "dark"] as const) {
