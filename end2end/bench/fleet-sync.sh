@@ -5,6 +5,7 @@
 # /readyz says every cluster is ready (`ready` for a single one), and serve's RSS then (VmRSS) and its peak (VmHWM).
 #
 #   end2end/bench/fleet-sync.sh [N=10] [SPEC=nodes=500,seed=]   (the seed gets the sim's index)
+#   SETTLE=60 end2end/bench/fleet-sync.sh   (wait 60 s after the sims answer, before serve starts)
 #
 # BIN (default target/debug/daemonscope) picks the binary. Every process started here is
 # stopped by its own PID on exit.
@@ -43,7 +44,7 @@ for i in $(seq 1 "$N"); do
   done
 done
 printf 'clusters:\n%scontexts:\n%s' "$CLUSTERS" "$CONTEXTS" >> "$WORK/kubeconfig"
-sleep 2  # let the sims' controllers settle their first pods
+sleep "${SETTLE:-2}"  # let the sims' controllers settle their first pods (SETTLE seconds)
 port=$(free_port)
 start=$(date +%s.%N)
 "$BIN" serve --kubeconfig "$WORK/kubeconfig" "${ARGS[@]}" --listen "127.0.0.1:$port" > "$WORK/serve.log" 2>&1 &
@@ -59,6 +60,9 @@ case "$body" in "$N of $N clusters ready"* | ready*) ;; *) echo "not ready: $bod
 echo "clusters: $N x ($SPEC<i>)"
 echo "sync: $(python3 -c "print(round($end - $start, 1))") s (serve start to /readyz '$N of $N clusters ready')"
 grep -E 'VmRSS|VmHWM' "/proc/$SERVE/status"
+# serve's own CPU time until then (utime + stime, in clock ticks): busy, or waiting on the sims?
+ticks=$(getconf CLK_TCK)
+echo "serve CPU until ready: $(awk -v t="$ticks" '{print ($14 + $15) / t}' "/proc/$SERVE/stat") s"
 sleep 10
 echo "10 s later:"
 grep -E 'VmRSS' "/proc/$SERVE/status"
