@@ -4,7 +4,7 @@ use crate::live_client::LiveHub;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
-    components::{Route, Router, Routes},
+    components::{Outlet, ParentRoute, Route, Router, Routes},
     lazy_route, Lazy, LazyRoute, ParamSegment, SsrMode, StaticSegment,
 };
 
@@ -36,6 +36,11 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let hub = LiveHub::new();
     provide_context(hub.clone());
+    // The clusters for the top bar's switcher: read once per page load (a page shows one
+    // cluster for its life; the switcher's links are full loads).
+    provide_context(crate::components::switcher::ClusterList(OnceResource::new(
+        crate::server_fns::get_clusters(),
+    )));
 
     // Flips once the WASM has hydrated the route's page (end-to-end tests wait for it): each
     // route's view sets it (`HydratedMark`), not the App, because a lazily loaded page hydrates
@@ -49,7 +54,8 @@ pub fn App() -> impl IntoView {
         <Title text="daemonscope"/>
         <Router>
             <main data-hydrated=move || hydrated.get().to_string()>
-                <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href="/">"Back to the matrix"</a></p><HydratedMark/> }>
+                <Routes fallback=|| view! { <p class="not-found">"Page not found. "<a href=crate::links::matrix()>"Back to the matrix"</a></p><HydratedMark/> }>
+                    // The single-cluster URLs: the first (or only) cluster.
                     <Route path=StaticSegment("") view=|| view! { <crate::pages::matrix::MatrixPage/><HydratedMark/> }/>
                     // Every other page is a lazily loaded WASM module (below).
                     <Route
@@ -64,6 +70,22 @@ pub fn App() -> impl IntoView {
                         // byte, so that a missing pod can still answer 404.
                         ssr=SsrMode::Async
                     />
+                    <Route path=StaticSegment("fleet") view={Lazy::<FleetRoute>::new()}/>
+                    // The same pages of one cluster among several (`/c/NAME/...`): the server
+                    // picks the cluster from the URL, the page's links keep its prefix.
+                    <ParentRoute path=(StaticSegment("c"), ParamSegment("cluster")) view=Outlet>
+                        <Route path=StaticSegment("") view=|| view! { <crate::pages::matrix::MatrixPage/><HydratedMark/> }/>
+                        <Route
+                            path=(StaticSegment("ds"), ParamSegment("namespace"), ParamSegment("name"))
+                            view={Lazy::<DaemonSetRoute>::new()}
+                        />
+                        <Route path=(StaticSegment("node"), ParamSegment("name")) view={Lazy::<NodeRoute>::new()}/>
+                        <Route
+                            path=(StaticSegment("pod"), ParamSegment("namespace"), ParamSegment("name"))
+                            view={Lazy::<PodRoute>::new()}
+                            ssr=SsrMode::Async
+                        />
+                    </ParentRoute>
                 </Routes>
             </main>
         </Router>
@@ -129,6 +151,20 @@ impl LazyRoute for PodRoute {
 
     fn view(_this: Self) -> AnyView {
         erase(view! { <crate::pages::pod::PodPage/><HydratedMark/> })
+    }
+}
+
+/// The fleet page (`/fleet`): every cluster and, per DaemonSet, where it has problems.
+pub struct FleetRoute;
+
+#[lazy_route]
+impl LazyRoute for FleetRoute {
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        erase(view! { <crate::pages::fleet::FleetPage/><HydratedMark/> })
     }
 }
 

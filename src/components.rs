@@ -18,5 +18,6 @@ pub mod rollout_gauge;
 pub mod rollout_pace;
 pub mod room;
 pub mod state_look;
+pub mod switcher;
 pub mod theme;
 pub mod tolerations;

@@ -62,5 +62,14 @@ pub mod windows;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
+    // A page under `/c/NAME/` shows that cluster for the WASM's whole life: its links, its
+    // feeds and its server functions all go under the same prefix (`links::base`).
+    let path = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
+    let base = links::set_page_base(&path);
+    if !base.is_empty() && leptos::server_fn::client::try_set_server_url(base).is_err() {
+        leptos::logging::warn!("the server functions' URL was already set");
+    }
     leptos::mount::hydrate_lazy(app::App);
 }

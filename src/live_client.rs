@@ -41,17 +41,28 @@ pub struct Feed(String);
 impl Feed {
     /// The matrix window for the query string `query` (with or without its `?`).
     pub fn view(query: &str) -> Self {
-        Feed(format!("/api/view?{}", query.trim_start_matches('?')))
+        Feed(links::api(&format!(
+            "/api/view?{}",
+            query.trim_start_matches('?')
+        )))
     }
 
     /// The node page's view: one node's row and its columns' keys.
     pub fn node(name: &str) -> Self {
-        Feed(format!("/api/view{}", links::node(name)))
+        Feed(links::api(&format!(
+            "/api/view/node/{}",
+            links::encode(name)
+        )))
     }
 
     /// The DaemonSet page's view of `namespace/name`: its rollout node by node.
     pub fn daemonset(key: &str) -> Self {
-        Feed(format!("/api/view{}", links::daemonset(key)))
+        let (namespace, name) = key.split_once('/').unwrap_or(("", key));
+        Feed(links::api(&format!(
+            "/api/view/ds/{}/{}",
+            links::encode(namespace),
+            links::encode(name)
+        )))
     }
 
     /// The same feed, starting from the view the page holds at `version` (rendered by the

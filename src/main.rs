@@ -49,9 +49,13 @@ enum Command {
         /// Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
         #[arg(long, env = "KUBECONFIG")]
         kubeconfig: Option<PathBuf>,
-        /// Kubeconfig context to use (default: the current context).
-        #[arg(long)]
-        context: Option<String>,
+        /// Kubeconfig context to show (repeatable: each is watched on its own, under
+        /// /c/CONTEXT/, with all of them on /fleet; default: the current context).
+        #[arg(long = "context", conflicts_with = "demo")]
+        contexts: Vec<String>,
+        /// Show every context of the kubeconfig (as with one --context per context).
+        #[arg(long, conflicts_with_all = ["contexts", "demo"])]
+        all_contexts: bool,
         /// Only show DaemonSets in this namespace (repeatable). Nodes are always cluster-wide.
         #[arg(long = "namespace", short = 'n')]
         namespaces: Vec<String>,
@@ -177,7 +181,8 @@ fn main() -> ExitCode {
         Command::Serve {
             listen,
             kubeconfig,
-            context,
+            contexts,
+            all_contexts,
             namespaces,
             demo,
             generate,
@@ -220,7 +225,8 @@ fn main() -> ExitCode {
                 ),
                 (None, None) => daemonscope::web::ClusterTarget::Kubeconfig {
                     path: kubeconfig,
-                    context,
+                    contexts,
+                    all_contexts,
                 },
             };
             let options = daemonscope::web::ServeOptions {

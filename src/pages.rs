@@ -4,6 +4,7 @@
 pub mod daemonset;
 pub mod explainer;
 pub mod failed;
+pub mod fleet;
 pub mod matrix;
 pub mod node;
 pub mod pod;

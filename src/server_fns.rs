@@ -16,12 +16,14 @@ pub mod codec;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod fleet;
 pub mod history;
 pub mod pod;
 pub mod whatif;
 
 pub use error::{DashboardError, ObjectKind};
 pub use events::get_events;
+pub use fleet::{get_clusters, get_fleet, ClusterNav};
 pub use history::get_revision_history;
 pub use pod::get_pod;
 pub use whatif::get_whatif_facts;

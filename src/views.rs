@@ -6,6 +6,7 @@
 //! only; `windows`, `server_fns`, `web`, `live_client` and `pages` import it.
 
 pub mod daemonset;
+pub mod fleet;
 pub mod matrix;
 pub mod node;
 pub mod page;

@@ -13,13 +13,15 @@ pub mod headers;
 pub mod limits;
 pub mod live;
 pub mod probes;
+pub mod select;
+pub mod serve;
 pub mod site;
 pub mod view;
 
-use crate::cluster::connect::{self, Connection};
-use crate::cluster::state::ClusterState;
-use crate::cluster::{watch, ConnectError, Live, Reader};
-use crate::server_fns::context::ServerContext;
+pub use serve::{serve, start_watching, start_watching_with};
+
+use crate::cluster::{Live, Reader};
+use crate::server_fns::context::{Clusters, ServerContext};
 use crate::windows::Windows;
 use axum::extract::FromRef;
 use axum::routing::get;
@@ -30,16 +32,19 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Which cluster to show.
+/// Which clusters to show.
 #[derive(Debug, Clone)]
 pub enum ClusterTarget {
-    /// A cluster from a kubeconfig (`path`, else KUBECONFIG/~/.kube/config, else in-cluster),
-    /// with an optional context.
+    /// Clusters from a kubeconfig (`path`, else KUBECONFIG/~/.kube/config, else in-cluster):
+    /// the current context when `contexts` is empty and `all_contexts` false, else each named
+    /// context (or every one), each watched on its own.
     Kubeconfig {
         /// `--kubeconfig` (may list several files, as KUBECONFIG does).
         path: Option<PathBuf>,
-        /// `--context`.
-        context: Option<String>,
+        /// `--context` (repeatable), in the order given.
+        contexts: Vec<String>,
+        /// `--all-contexts`.
+        all_contexts: bool,
     },
     /// The embedded simulated cluster, started in-process and reached through kube-rs like
     /// any other cluster.
@@ -68,18 +73,15 @@ pub struct ServeOptions {
     pub fleet: Option<crate::fleet_prometheus::FleetSource>,
 }
 
-/// What every axum handler gets: the Leptos options and the live state. The server
-/// functions get a [`ServerContext`] built from it.
+/// What every axum handler gets: the Leptos options and the watched clusters. The server
+/// functions get the same [`Clusters`] as their context.
 #[derive(Clone, Debug)]
 pub struct AppState {
     /// Site root, package names, address: built in code, no cargo-leptos variables needed.
     pub leptos_options: LeptosOptions,
-    /// The watched cluster.
-    pub live: Arc<Live>,
-    /// On-demand single-object reads; None when the state has no API server behind it.
-    pub reader: Option<Reader>,
-    /// Every page's view, cut from one read model (`/api/view`, the server functions).
-    pub windows: Arc<Windows>,
+    /// Every watched cluster, each with its live state, on-demand reader and windows; the
+    /// first is what the URLs without `/c/NAME` show.
+    pub clusters: Clusters,
     /// Where the browser's files come from.
     pub site: site::Site,
     /// The fleet's source (`--fleet-prometheus`), for `/api/fleet`; None: no fleet.
@@ -92,6 +94,10 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// The name of the one cluster of a server built around a single live state
+/// ([`AppState::new`]): what `/c/NAME/` calls it.
+pub const SINGLE_CLUSTER: &str = "default";
+
 impl AppState {
     /// The state for a server on `listen` showing `live`, with the default site (the
     /// embedded one when the binary has it, else `target/site`).
@@ -102,6 +108,13 @@ impl AppState {
     /// The state for a server on `listen` showing `live`, serving the browser's files from
     /// `site`.
     pub fn with_site(listen: SocketAddr, live: Arc<Live>, site: site::Site) -> Self {
+        let windows = Windows::start(&live);
+        let one = ServerContext::new(SINGLE_CLUSTER, live, None, windows);
+        Self::with_clusters(listen, Clusters::one(one), site)
+    }
+
+    /// The state for a server on `listen` showing several clusters.
+    pub fn with_clusters(listen: SocketAddr, clusters: Clusters, site: site::Site) -> Self {
         let leptos_options = LeptosOptions::builder()
             .output_name("daemonscope")
             .site_root(site.leptos_root())
@@ -111,25 +124,34 @@ impl AppState {
             .build();
         Self {
             leptos_options,
-            windows: Windows::start(&live),
-            live,
-            reader: None,
+            clusters,
             site,
             fleet: None,
         }
     }
 
-    /// The same state, with on-demand reads through `reader` (a pod in full, revision
-    /// templates).
+    /// The same state, with on-demand reads of its first cluster through `reader` (a pod in
+    /// full, revision templates).
     pub fn with_reader(mut self, reader: Reader) -> Self {
-        self.reader = Some(reader);
+        let mut all: Vec<ServerContext> = self.clusters.iter().cloned().collect();
+        if let Some(first) = all.first_mut() {
+            first.reader = Some(reader);
+        }
+        if let Some(clusters) = Clusters::new(all) {
+            self.clusters = clusters;
+        }
         self
     }
 
-    /// The same state, with `/api/fleet` read from `source`.
+    /// The same state, with `/api/fleet` (and the fleet page) read from `source`.
     pub fn with_fleet(mut self, source: Option<crate::fleet_prometheus::FleetSource>) -> Self {
         self.fleet = source.map(Arc::new);
         self
+    }
+
+    /// The first cluster (what the URLs without `/c/NAME` show).
+    pub fn first(&self) -> &ServerContext {
+        self.clusters.first()
     }
 }
 
@@ -139,12 +161,14 @@ pub fn router(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     // What the server functions and the server-side render read; `web` provides it, they
     // never name `web` (no import cycle).
-    let context = ServerContext::new(
-        state.live.clone(),
-        state.reader.clone(),
-        state.windows.clone(),
-    );
+    let context = state.clusters.clone();
     let fallback_context = context.clone();
+    let prometheus = state
+        .fleet
+        .clone()
+        .map(crate::server_fns::context::PrometheusFleet);
+    let fallback_prometheus = prometheus.clone();
+    let clusters = state.clusters.clone();
     let router = Router::new()
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
@@ -157,11 +181,19 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             routes,
-            move || provide_context(context.clone()),
+            move || {
+                provide_context(context.clone());
+                if let Some(source) = prometheus.clone() {
+                    provide_context(source);
+                }
+            },
             move || page_shell(options.clone()),
         )
         .fallback(site::fallback(move || {
-            provide_context(fallback_context.clone())
+            provide_context(fallback_context.clone());
+            if let Some(source) = fallback_prometheus.clone() {
+                provide_context(source);
+            }
         }))
         .layer(axum::middleware::from_fn(complete::finish_pages))
         .layer(axum::middleware::from_fn(limits::limit_api_bodies))
@@ -175,7 +207,13 @@ pub fn router(state: AppState) -> Router {
                     .and(small_enough_to_compress),
             )
         });
-    headers::secure(router).with_state(state)
+    let inner = headers::secure(router).with_state(state);
+    // In front of the routing: `/c/NAME/api/...` is routed as `/api/...` (web::select).
+    let selecting = tower::Layer::layer(
+        &axum::middleware::from_fn_with_state(clusters, select::select_cluster),
+        inner,
+    );
+    Router::new().fallback_service(selecting)
 }
 
 /// The app's shell, sending the page's Content-Security-Policy with the nonce its inline
@@ -204,171 +242,10 @@ fn small_enough_to_compress(
         .is_none_or(|len| len <= MAX_COMPRESSED_BYTES)
 }
 
-/// Connects to the target. The demo handle (if any) must live as long as the server.
-async fn connect(
-    target: &ClusterTarget,
-) -> Result<(Connection, Option<crate::sim::SimHandle>), ConnectError> {
-    match target {
-        ClusterTarget::Kubeconfig { path, context } => Ok((
-            connect::from_kubeconfig(path.as_deref(), context.as_deref()).await?,
-            None,
-        )),
-        ClusterTarget::Demo(source) => {
-            let sim = crate::sim::start_in_process(source.clone())
-                .await
-                .map_err(ConnectError::Demo)?;
-            let conn = connect::from_config(
-                sim.kube_config(),
-                format!("demo cluster ({})", sim.url),
-                "demo-user".into(),
-            )?;
-            Ok((conn, Some(sim)))
-        }
-    }
-}
-
-/// Waits for Ctrl-C (or SIGTERM on unix) so the server shuts down cleanly.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(err) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %err, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(err) => {
-                tracing::warn!(error = %err, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
-    tracing::info!("shutting down");
-}
-
-/// Starts watching a connected cluster: the live state with its watcher tasks, on wall time,
-/// without a new-node grace and with the default stall threshold, so every cell is exactly
-/// what the Kubernetes rules say (the fidelity tests compare it with Kubernetes itself).
-/// `serve` uses [`start_watching_with`].
-pub async fn start_watching(
-    conn: &Connection,
-    namespaces: &[String],
-) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
-    let state = ClusterState::new(conn.cluster.clone())
-        .with_grace(crate::domain::coverage::NewNodeGrace::OFF)
-        .with_stall_after(crate::domain::rollout::DEFAULT_STALL_AFTER_SECONDS);
-    start_watching_with(conn, namespaces, state).await
-}
-
-/// Starts watching a connected cluster into `state` (empty, with its clock, new-node grace
-/// and stall threshold chosen): the live state with its watcher tasks and the ticker that
-/// applies what time alone changes.
-pub async fn start_watching_with(
-    conn: &Connection,
-    namespaces: &[String],
-    state: ClusterState,
-) -> (Arc<Live>, Vec<tokio::task::JoinHandle<()>>) {
-    let scopes = watch::scopes(namespaces);
-    let live = Live::new(state, &scopes);
-    let streaming = connect::supports_streaming_lists(&conn.client).await;
-    let dog = watch::Watchdog {
-        activity: conn.activity.clone(),
-        freshness: conn.freshness,
-    };
-    let mut tasks = watch::spawn_all(&conn.client, &scopes, &live, &conn.user, streaming, &dog);
-    // The API server's own readiness: an open watch says nothing when its storage is gone.
-    let (polled, client) = (live.clone(), conn.client.clone());
-    let every = conn.freshness.readyz_every;
-    tasks.push(live.tasks().spawn("apiserver-readyz", move || {
-        crate::cluster::readiness::run(client.clone(), polled.clone(), every)
-    }));
-    let ticking = live.clone();
-    tasks.push(live.tasks().spawn("ticker", move || {
-        let ticking = ticking.clone();
-        async move {
-            // Column summaries follow their cells twice a second; availability and new-node
-            // graces are re-read once a second (see `Live::flush` and `Live::tick`).
-            let mut every = tokio::time::interval(std::time::Duration::from_millis(500));
-            let mut n: u64 = 0;
-            loop {
-                every.tick().await;
-                n += 1;
-                if n.is_multiple_of(2) {
-                    ticking.tick().await;
-                } else {
-                    ticking.flush().await;
-                }
-            }
-        }
-    }));
-    (live, tasks)
-}
-
-/// Serve the dashboard until interrupted.
-pub async fn serve(options: ServeOptions) -> Result<(), std::io::Error> {
-    // Before connecting: a server whose pages cannot come alive is a mistake to say at once.
-    options.site.check().map_err(std::io::Error::other)?;
-    let (mut conn, sim) = connect(&options.target)
-        .await
-        .map_err(std::io::Error::other)?;
-    conn.freshness = options.freshness;
-    tracing::info!(cluster = %conn.cluster, "connected");
-    // "Now" is the clock the cluster's timestamps come from: the embedded sim's simulated
-    // clock (which may run faster than real time), else wall time.
-    let clock = match &sim {
-        Some(sim) => {
-            let store = sim.store.clone();
-            crate::cluster::state::Clock::new(move || store.now().as_second())
-        }
-        None => crate::cluster::state::Clock::default(),
-    };
-    let stall_after = i64::try_from(options.stall_after.as_secs()).unwrap_or(i64::MAX);
-    let state = ClusterState::with_clock(conn.cluster.clone(), clock)
-        .with_grace(options.new_node_grace)
-        .with_stall_after(stall_after);
-    let (live, watchers) = start_watching_with(&conn, &options.namespaces, state).await;
-    let listener = tokio::net::TcpListener::bind(options.listen)
-        .await
-        .map_err(|err| {
-            std::io::Error::new(
-                err.kind(),
-                format!("cannot listen on {}: {err}", options.listen),
-            )
-        })?;
-    let addr = listener.local_addr()?;
-    println!("daemonscope: serving {} on http://{addr}", conn.cluster);
-    conn::serve(
-        listener,
-        router(
-            AppState::with_site(addr, live, options.site)
-                .with_reader(Reader::new(conn.client.clone()))
-                .with_fleet(options.fleet),
-        ),
-        conn::HEADER_READ_TIMEOUT,
-        shutdown_signal(),
-    )
-    .await;
-    for task in watchers {
-        task.abort();
-    }
-    if let Some(sim) = sim {
-        sim.shutdown().await;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_clusters;
 #[cfg(test)]
 mod tests_headers;
 #[cfg(test)]

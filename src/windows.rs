@@ -59,6 +59,14 @@ impl Windows {
         self.model.changes()
     }
 
+    /// This cluster's part of the fleet page (`name` is what the fleet calls it), from the
+    /// same matrix every window is cut from, so the fleet lists exactly the problem cells
+    /// this cluster's matrix shows.
+    pub fn fleet_part(&self, name: &str) -> crate::domain::fleet::ClusterPart {
+        self.model
+            .with_snapshot(|snapshot| crate::domain::fleet::cluster_part(name, snapshot))
+    }
+
     /// The watched state the windows are cut from.
     pub fn live(&self) -> &Arc<Live> {
         &self.live

@@ -13,6 +13,10 @@ use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use std::path::Path;
 
+mod contexts;
+use contexts::check_user_defined;
+pub use contexts::{choose_contexts, current_context_name};
+
 /// The user agent of every request the dashboard sends.
 pub fn user_agent() -> String {
     format!("daemonscope/{}", env!("CARGO_PKG_VERSION"))
@@ -77,7 +81,7 @@ pub fn from_config(
     })
 }
 
-fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
+pub(super) fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ConnectError> {
     // `--kubeconfig` comes from KUBECONFIG too, which may list several files.
     let wrap = |source: KubeconfigError| ConnectError::Kubeconfig {
         path: path.display().to_string(),
@@ -172,6 +176,7 @@ pub async fn from_kubeconfig(
         .map(str::to_string)
         .or_else(|| kubeconfig.current_context.clone())
         .unwrap_or_default();
+    check_user_defined(&kubeconfig, &context_name)?;
     let (label, user) = describe(&kubeconfig, &context_name);
     let options = KubeConfigOptions {
         context: context.map(str::to_string),
@@ -187,6 +192,13 @@ pub async fn from_kubeconfig(
             path: shown,
             source,
         })?;
+    // kube keeps only the PEM blocks tagged CERTIFICATE and would then fail every
+    // connection with "client error (Connect)"; client-go refuses such a CA at once.
+    if config.root_cert.as_ref().is_some_and(Vec::is_empty) {
+        return Err(ConnectError::NoCertificate {
+            context: context_name,
+        });
+    }
     from_config(config, label, user)
 }
 

@@ -31,6 +31,31 @@ pub enum ConnectError {
         /// Why it could not be read.
         reason: String,
     },
+    /// `--context NAME` names no context of the kubeconfig.
+    #[error("no context {name:?} in the kubeconfig; its contexts: {known}")]
+    UnknownContext {
+        /// The context asked for.
+        name: String,
+        /// The contexts the kubeconfig has, comma-separated.
+        known: String,
+    },
+    /// The context names a user the kubeconfig does not define.
+    #[error("user {user:?} was not found for context {context:?} in the kubeconfig")]
+    UserNotFound {
+        /// The context used.
+        context: String,
+        /// The user it names.
+        user: String,
+    },
+    /// The cluster's certificate-authority(-data) holds no PEM certificate.
+    #[error(
+        "the certificate authority of context {context:?} holds no PEM certificate \
+         (-----BEGIN CERTIFICATE-----)"
+    )]
+    NoCertificate {
+        /// The context used.
+        context: String,
+    },
     /// A kubeconfig was named but could not be read or used.
     #[error("cannot use kubeconfig {path}: {source}")]
     Kubeconfig {

@@ -76,6 +76,9 @@ impl std::fmt::Debug for Live {
     }
 }
 
+/// The health line of a cluster that could not be connected to ([`Live::unavailable`]).
+pub const UNAVAILABLE: &str = "cluster";
+
 /// Unix seconds now.
 pub fn unix_now() -> i64 {
     std::time::SystemTime::now()
@@ -151,6 +154,28 @@ impl Live {
     pub fn watch_denied(&self, scope: &Scope, message: String) -> Option<u64> {
         self.lock().denied.insert(scope.label());
         self.watch_failed(scope, message, false)
+    }
+
+    /// A cluster that could not be connected to at all (a context with a bad server URL, a
+    /// certificate that does not parse, a missing user): no watcher runs; every page of this
+    /// cluster and the fleet page say `reason` under the `cluster` line, and `/readyz` counts
+    /// it not ready (its nodes are expected and never listed). Why a state and not an absent
+    /// cluster: with several clusters in one process the others keep working, and this one
+    /// must still say what is wrong where people look for it.
+    pub fn not_connected(label: String, reason: String) -> Arc<Self> {
+        let live = Self::new(ClusterState::new(label), &[Scope::Nodes]);
+        {
+            let mut inner = live.lock();
+            if let Some(delta) = inner.state.set_health(ResourceHealth {
+                resource: UNAVAILABLE.to_string(),
+                synced: false,
+                error: Some(reason),
+                stale_since: None,
+            }) {
+                inner.feed.publish(vec![delta]);
+            }
+        }
+        live
     }
 
     /// Keeps the per-DaemonSet metrics equal to the columns the deltas carry (a node change

@@ -15,6 +15,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 mod causes;
+pub mod fleet;
 
 type Labels = Vec<(&'static str, String)>;
 

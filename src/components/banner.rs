@@ -124,8 +124,9 @@ pub fn TopBar(
     let mark = Memo::new(move |_| health.with(|h| live_mark(conn.get(), h)));
     view! {
         <header class="topbar">
-            <a class="brand" href="/">"daemonscope"</a>
+            <a class="brand" href=crate::links::matrix()>"daemonscope"</a>
             <span class="cluster" data-testid="cluster">{move || cluster.get()}</span>
+            <crate::components::switcher::ClusterSwitcher/>
             {children.map(|c| view! { <span class="glance" data-testid="glance">{c()}</span> })}
             <span class="live" data-live=move || mark.get().0>{move || mark.get().1}</span>
             <ThemeToggle/>

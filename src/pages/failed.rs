@@ -28,7 +28,7 @@ fn keyed_failure(
         Either::Left(view! {
             <p class="not-found" data-testid=format!("{testid}-not-found") data-error="not-found">
                 {format!("No {kind} ")}<code>{key}</code>{missing}
-                <a href="/">"Back to the matrix"</a>
+                <a href=crate::links::matrix()>"Back to the matrix"</a>
             </p>
         })
     } else {
@@ -42,7 +42,7 @@ fn keyed_failure(
         Either::Right(view! {
             <p class="not-found" data-testid=format!("{testid}-error") data-error=error.code()>
                 {lead}<code>{key}</code>": "{error.to_string()}" "
-                <a href="/">"Back to the matrix"</a>
+                <a href=crate::links::matrix()>"Back to the matrix"</a>
             </p>
         })
     };
@@ -70,7 +70,7 @@ pub fn NodeFailed(name: String, error: DashboardError, hub: LiveHub) -> impl Int
             <TopBar cluster="cluster" conn=hub.conn/>
             <div class="content">
                 <p class="not-found" data-testid="node-not-found" data-error="not-found">
-                    "No node "<code>{name}</code>" in this cluster. "<a href="/">"Back to the matrix"</a>
+                    "No node "<code>{name}</code>" in this cluster. "<a href=crate::links::matrix()>"Back to the matrix"</a>
                 </p>
             </div>
         });

@@ -159,7 +159,7 @@ fn NodeView(detail: NodeDetail, hub: LiveHub, whatif: WhatIf) -> impl IntoView {
         <TopBar cluster=detail.cluster.clone() conn=hub.conn health=health/>
         <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="node-page" data-node=name.clone()>
-            <p class="crumbs"><a href="/">"← matrix"</a></p>
+            <p class="crumbs"><a href=crate::links::matrix()>"← matrix"</a></p>
             <div class="detail-head">
                 <div>
                     <h1><code>{name.clone()}</code></h1>

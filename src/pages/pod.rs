@@ -84,7 +84,7 @@ fn PodView(pod: PodDetail, key: String, hub: LiveHub) -> impl IntoView {
         <TopBar cluster=cluster conn=hub.conn health=health/>
         <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="pod-page" data-pod=key.clone()>
-            <p class="crumbs"><a href="/">"← matrix"</a>{crumbs}</p>
+            <p class="crumbs"><a href=crate::links::matrix()>"← matrix"</a>{crumbs}</p>
             <div class="detail-head">
                 <div>
                     <h1><code>{pod.name.clone()}</code></h1>

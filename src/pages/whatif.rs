@@ -45,7 +45,9 @@ impl WhatIfTarget {
             WhatIfTarget::Node(name) => crate::links::node(name),
             WhatIfTarget::DaemonSet(key) => crate::links::daemonset(key),
             WhatIfTarget::Matrix(selector) if selector.is_empty() => "/".to_string(),
-            WhatIfTarget::Matrix(selector) => format!("/?selector={}", encode(selector)),
+            WhatIfTarget::Matrix(selector) => {
+                crate::links::matrix_with(&format!("selector={}", encode(selector)))
+            }
         }
     }
 

@@ -10,16 +10,18 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-/// The fleet read now; 404 when no fleet source is configured, 502 with `{"error": ...}`
-/// when it cannot be read.
+/// The fleet now: read from Prometheus with `--fleet-prometheus` (502 with `{"error": ...}`
+/// when it cannot be read), else put together from the clusters this process watches, the
+/// same summary the fleet page shows. Why both here: a tool (or a test) compares the two
+/// sources through one route.
 pub async fn fleet(State(state): State<AppState>) -> Response {
     let Some(source) = state.fleet.as_ref() else {
-        let error = "no fleet source: start `serve` with --fleet-prometheus URL";
-        return (
-            StatusCode::NOT_FOUND,
-            Json(serde_json::json!({ "error": error })),
-        )
-            .into_response();
+        let parts = state
+            .clusters
+            .iter()
+            .map(|c| c.windows.fleet_part(&c.name))
+            .collect();
+        return Json(crate::domain::fleet::assemble(parts)).into_response();
     };
     match source.read().await {
         Ok(summary) => Json(summary).into_response(),

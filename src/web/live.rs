@@ -10,9 +10,9 @@ use crate::cluster::feed::FeedItem;
 use crate::cluster::live::Start;
 use crate::cluster::Live;
 use crate::domain::view::LiveMessage;
-use crate::web::AppState;
+use crate::web::select::Selected;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -124,7 +124,7 @@ fn stream(
 
 /// `GET /api/live`.
 pub async fn live_feed(
-    State(state): State<AppState>,
+    Selected(state): Selected,
     headers: HeaderMap,
     query: Result<Query<LiveQuery>, QueryRejection>,
 ) -> Response {

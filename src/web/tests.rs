@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::cluster::projection::{Projection, RevisionFacts};
-use crate::cluster::state::Scope;
+use crate::cluster::state::{ClusterState, Scope};
 use crate::domain::testing::{self, node, PodExt};
 use crate::domain::view::LiveMessage;
 use crate::domain::{DaemonSetFacts, PodFacts};

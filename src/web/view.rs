@@ -14,10 +14,10 @@
 use crate::cluster::Live;
 use crate::server_fns::MAX_QUERY_STRING;
 use crate::views::page::PageView;
-use crate::web::AppState;
+use crate::web::select::Selected;
 use crate::windows::query::MatrixCut;
 use crate::windows::{stream, Windows};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, RawQuery};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -87,7 +87,7 @@ fn sse(events: impl Stream<Item = Result<Event, Infallible>> + Send + 'static) -
 
 /// `GET /api/view/node/{name}[?since=<version>]`: the node page's view.
 pub async fn node_view(
-    State(state): State<AppState>,
+    Selected(state): Selected,
     Path(name): Path<String>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
@@ -104,7 +104,7 @@ pub async fn node_view(
 
 /// `GET /api/view/ds/{namespace}/{name}[?since=<version>]`: the DaemonSet page's view.
 pub async fn daemonset_view(
-    State(state): State<AppState>,
+    Selected(state): Selected,
     Path((namespace, name)): Path<(String, String)>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
@@ -126,7 +126,7 @@ fn bad_request(message: String) -> Response {
 
 /// `GET /api/view?<matrix query>[&since=<version>]`.
 pub async fn view_feed(
-    State(state): State<AppState>,
+    Selected(state): Selected,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {

@@ -270,5 +270,13 @@ fn a_prometheus_down_slow_refusing_or_answering_garbage_is_one_clear_error_and_n
     }
     let no_fleet = Demo::start(&dir.path().join("none.log"), &[]);
     crate::support::real_cluster::wait_for("the demo", 30, || no_fleet.get("/readyz"));
-    assert_eq!(api_fleet(no_fleet.port).0, 404);
+    // Without --fleet-prometheus the route answers from the demo itself: one live cluster.
+    let (status, body) = api_fleet(no_fleet.port);
+    assert_eq!(status, 200, "{body}");
+    let summary: serde_json::Value = serde_json::from_str(&body).expect("the fleet as JSON");
+    assert_eq!(
+        summary["clusters"].as_array().map(Vec::len),
+        Some(1),
+        "{body}"
+    );
 }

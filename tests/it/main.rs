@@ -14,6 +14,7 @@ mod cli;
 mod cli_hardening;
 mod docs_citations;
 mod fleet_prometheus;
+mod fleet_serve;
 mod k8s_admission;
 mod k8s_differential;
 mod k8s_lane;

@@ -10,7 +10,9 @@ use crate::coverage::CellState;
 use crate::view::StateCounts;
 use serde::{Deserialize, Serialize};
 
+mod build;
 pub mod from_metrics;
+pub use build::{assemble, cluster_part, health_of, ClusterPart};
 
 /// Whether a cluster's numbers can be believed now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,6 +88,12 @@ pub struct FleetPlacement {
     pub refused: usize,
     /// The rollout stalls; the cause's words when it does.
     pub stalled: Option<String>,
+    /// Cells of this DaemonSet that count as a problem (`coverage::problem`), as its column
+    /// in the cluster's matrix counts them (`daemonscope_daemonset_problem_nodes`). Added for
+    /// the in-process page; a source without it reads 0 and [`Self::has_problem`] still
+    /// decides from the counts.
+    #[serde(default)]
+    pub problem_cells: usize,
 }
 
 impl FleetPlacement {
@@ -94,6 +102,7 @@ impl FleetPlacement {
     /// agree on which.
     pub fn has_problem(&self) -> bool {
         self.refused > 0
+            || self.problem_cells > 0
             || self.stalled.is_some()
             || [
                 CellState::Missing,
@@ -134,6 +143,7 @@ mod tests {
             counts,
             refused: 0,
             stalled: None,
+            problem_cells: 0,
         }
     }
 

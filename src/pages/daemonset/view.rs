@@ -158,7 +158,7 @@ pub(super) fn DaemonSetView(
         <StaleBanner health=health conn=hub.conn/>
         <div class="content" data-testid="ds-page" data-daemonset=key.clone()>
             <p class="crumbs">
-                <a href="/">"← matrix"</a>
+                <a href=crate::links::matrix()>"← matrix"</a>
             </p>
             <div class="detail-head">
                 <div>

@@ -227,7 +227,7 @@ pub fn Toolbar(
                     </select>
                 </label>
                 <button type="submit">"Apply"</button>
-                {filtered.then(|| view! { <a href="/" class="clear">"clear"</a> })}
+                {filtered.then(|| view! { <a href=crate::links::matrix() class="clear">"clear"</a> })}
             </form>
             <p class="showing" data-testid="showing">{showing}</p>
         </div>

@@ -85,6 +85,12 @@ pub struct ParsedQuery {
 }
 
 impl MatrixQuery {
+    /// Whether the DaemonSet `key` (`namespace/name`) passes the `ds=` filter: its key
+    /// contains the filter, case-insensitively (the matrix's columns, the fleet page's rows).
+    pub fn shows_daemonset(&self, key: &str) -> bool {
+        self.columns.is_empty() || key.to_lowercase().contains(&self.columns.to_lowercase())
+    }
+
     /// The query string for this query with `page` replaced (links for paging and filters).
     pub fn href_for_page(&self, page: usize) -> String {
         let mut parts = Vec::new();

@@ -165,13 +165,12 @@ pub fn cut_window_with(
 ) -> MatrixWindow {
     // The columns shown: a view of some DaemonSets only projects every row onto them, so the
     // state and problem filters, the sort and the group counts see only those cells.
-    let column_needle = query.columns.to_lowercase();
-    let shown_columns: Option<Vec<usize>> = (!column_needle.is_empty()).then(|| {
+    let shown_columns: Option<Vec<usize>> = (!query.columns.is_empty()).then(|| {
         snapshot
             .daemonsets
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.key.to_lowercase().contains(&column_needle))
+            .filter(|(_, d)| query.shows_daemonset(&d.key))
             .map(|(i, _)| i)
             .collect()
     });

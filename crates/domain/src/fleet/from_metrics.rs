@@ -32,7 +32,8 @@ pub enum FleetQuery {
     Cells,
     /// Per cluster and DaemonSet: `daemonscope_daemonset_problem_nodes`.
     Problems,
-    /// Per cluster and DaemonSet: nodes missing the pod while creations are refused.
+    /// Per cluster and DaemonSet: nodes missing their pod past the grace because the API
+    /// server refuses it (what the in-process fleet counts, `missing_causes.refused`).
     Refused,
     /// Per cluster, DaemonSet and cause: the causes of a stalled rollout.
     Stalled,
@@ -88,7 +89,9 @@ impl FleetQuery {
                 format!("max by ({l}, daemonset) (daemonscope_daemonset_problem_nodes)")
             }
             FleetQuery::Refused => {
-                format!("max by ({l}, daemonset) (daemonscope_daemonset_creation_refused)")
+                format!(
+                    "max by ({l}, daemonset) (daemonscope_daemonset_missing_past_grace{{cause=\"refused\"}})"
+                )
             }
             FleetQuery::Stalled => format!(
                 "max by ({l}, daemonset, cause) (daemonscope_daemonset_rollout_stalled) == 1"
@@ -222,6 +225,7 @@ fn placement_of<'g>(
                 counts: StateCounts::default(),
                 refused: 0,
                 stalled: None,
+                problem_cells: 0,
             }),
     )
 }
@@ -263,7 +267,12 @@ pub fn fleet_from_metrics(
                         placement.counts.set(state, sample.count());
                     }
                 }
-                FleetQuery::Problems => gathered.problem_cells += sample.count(),
+                FleetQuery::Problems => {
+                    gathered.problem_cells += sample.count();
+                    if let Some(placement) = placement_of(gathered, cluster, sample) {
+                        placement.problem_cells = sample.count();
+                    }
+                }
                 FleetQuery::Refused => {
                     if let Some(placement) = placement_of(gathered, cluster, sample) {
                         placement.refused = sample.count();
