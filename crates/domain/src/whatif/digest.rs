@@ -77,6 +77,7 @@ mod tests {
                 ("ns/tolerant".into(), tolerate_all),
             ],
             pods,
+            rooms: Vec::new(),
         }
     }
 
