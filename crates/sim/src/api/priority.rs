@@ -23,8 +23,21 @@ pub fn refusal(store: &Store, pod: &Pod) -> Option<String> {
     .err()?;
     Some(format!(
         "pods {:?} is forbidden: {cause}",
-        super::pod_security::object_name(pod)
+        name_before_generation(pod)
     ))
+}
+
+/// The name a mutating plugin's `NewForbidden` gives a pod: kube-apiserver generates the name
+/// from `generateName` only after mutating admission, so a DaemonSet's pod is `ghost-agent-`
+/// here (measured on v1.37.2, `tests/it/k8s_scheduling.rs`), unlike Pod Security's refusal
+/// (validating, after generation), which names `ghost-agent-x7k2p`.
+fn name_before_generation(pod: &Pod) -> &str {
+    let meta = &pod.metadata;
+    [meta.name.as_deref(), meta.generate_name.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|n| !n.is_empty())
+        .unwrap_or("Unknown")
 }
 
 #[cfg(test)]
@@ -61,6 +74,19 @@ mod tests {
             let ok = pod(json!({"priorityClassName": class, "containers": []}));
             assert_eq!(refusal(&store, &ok), None, "{class}");
         }
+    }
+
+    #[test]
+    fn a_daemon_pods_refusal_names_its_generate_name_as_kube_apiserver_does() {
+        let store = store();
+        let daemon: Pod =
+            serde_json::from_value(json!({"metadata": {"generateName": "ghost-agent-"},
+            "spec": {"priorityClassName": "no-such-class", "containers": []}}))
+            .unwrap();
+        assert_eq!(
+            refusal(&store, &daemon).as_deref(),
+            Some("pods \"ghost-agent-\" is forbidden: no PriorityClass with name no-such-class was found")
+        );
     }
 
     #[test]
