@@ -11,6 +11,8 @@
 //! (1 cpu) a workload pod takes 800m; an agent of the custom PriorityClass `agent-priority`
 //! (value 1000000, §k.5) asking 500m evicts it too, and an agent naming a class that does not
 //! exist gets no pod, only the Priority admission's refusal, classified the same on both sides.
+//! An agent of the same value but `preemptionPolicy: Never` stays pending on `full` and
+//! evicts nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use std::collections::BTreeMap;
@@ -81,6 +83,13 @@ kind: PriorityClass
 metadata: {name: agent-priority}
 value: 1000000
 description: node agents above workloads
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: polite-priority}
+value: 1000000
+preemptionPolicy: Never
+description: high, but never evicts
 ";
 
 fn daemonset(name: &str, container_extra: &str) -> String {
@@ -148,7 +157,7 @@ async fn same_conditions(pair: &Pair) -> BTreeMap<String, String> {
         let (sim, real) =
             tokio::task::block_in_place(|| (scheduled(&pair.sim), scheduled(&pair.real)));
         let evicted = ["workload \"victim\"", "workload \"packed-victim\""];
-        if sim == real && sim.len() == 19 && !evicted.iter().any(|v| sim.contains_key(*v)) {
+        if sim == real && sim.len() == 20 && !evicted.iter().any(|v| sim.contains_key(*v)) {
             return real;
         }
         assert!(
@@ -205,6 +214,12 @@ pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message
         ),
         daemonset_in(
             "default",
+            "polite-agent",
+            "      priorityClassName: polite-priority\n      nodeSelector: {role: full}\n",
+            "        resources: {requests: {cpu: 200m}}\n",
+        ),
+        daemonset_in(
+            "default",
             "ghost-agent",
             "      priorityClassName: no-such-class\n      nodeSelector: {role: roomy}\n",
             "",
@@ -226,6 +241,7 @@ pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message
         ("port-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, {affinity}. {no_victims}")),
         ("gpu-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient nvidia.com/gpu, {affinity}. {no_victims}")),
         ("gpu-agent × roomy", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient nvidia.com/gpu, {affinity}. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")),
+        ("polite-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient cpu, {affinity}. preemption: not eligible due to preemptionPolicy=Never.")),
         ("cpu-agent × roomy", "True  ".to_string()),
         ("critical-agent × busy", "True  ".to_string()),
         ("priority-agent × packed", "True  ".to_string()),
