@@ -7,13 +7,19 @@
 //! then ask 200m cpu, hostPort 9100 and one GPU: pending for cpu, for the port and for the
 //! GPU on `full`, for the pod count on `tiny`, for the GPU (unresolvable) on `roomy` and
 //! `tiny`, running elsewhere. On `busy` (1 cpu) a workload pod of priority 0 takes 800m; a
-//! `system-node-critical` agent asking 500m there evicts it (§k.4) and runs.
+//! `system-node-critical` agent asking 500m there evicts it (§k.4) and runs. On `packed`
+//! (1 cpu) a workload pod takes 800m; an agent of the custom PriorityClass `agent-priority`
+//! (value 1000000, §k.5) asking 500m evicts it too, and an agent naming a class that does not
+//! exist gets no pod, only the Priority admission's refusal, classified the same on both sides.
+//! An agent of the same value but `preemptionPolicy: Never` stays pending on `full` and
+//! evicts nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::k8s_differential::{both, compare, load_both, write_temp, Pair, Side};
+use daemonscope::domain::admission::Refusal;
 use daemonscope::sim::scenario;
 use daemonscope::sim::ScenarioSource;
 use serde_json::Value;
@@ -63,6 +69,27 @@ spec:
   nodeName: busy
   containers:
   - {name: c, image: registry.example/batch:1, resources: {requests: {cpu: 800m}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: packed-victim, namespace: default}
+spec:
+  nodeName: packed
+  containers:
+  - {name: c, image: registry.example/batch:1, resources: {requests: {cpu: 800m}}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: agent-priority}
+value: 1000000
+description: node agents above workloads
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: polite-priority}
+value: 1000000
+preemptionPolicy: Never
+description: high, but never evicts
 ";
 
 fn daemonset(name: &str, container_extra: &str) -> String {
@@ -129,7 +156,8 @@ async fn same_conditions(pair: &Pair) -> BTreeMap<String, String> {
     loop {
         let (sim, real) =
             tokio::task::block_in_place(|| (scheduled(&pair.sim), scheduled(&pair.real)));
-        if sim == real && sim.len() == 15 && !sim.contains_key("workload \"victim\"") {
+        let evicted = ["workload \"victim\"", "workload \"packed-victim\""];
+        if sim == real && sim.len() == 20 && !evicted.iter().any(|v| sim.contains_key(*v)) {
             return real;
         }
         assert!(
@@ -151,6 +179,7 @@ pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message
         node("roomy", "{cpu: '4', memory: 8Gi, pods: '110'}"),
         node("tiny", "{cpu: '4', memory: 8Gi, pods: '1'}"),
         node("busy", "{cpu: '1', memory: 1Gi, pods: '110'}"),
+        node("packed", "{cpu: '1', memory: 1Gi, pods: '110'}"),
     ]
     .join("---\n");
     let file = write_temp(dir.path(), "nodes.yaml", &nodes);
@@ -177,25 +206,46 @@ pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message
             "      priorityClassName: system-node-critical\n      nodeSelector: {role: busy}\n",
             "        resources: {requests: {cpu: 500m}}\n",
         ),
+        daemonset_in(
+            "default",
+            "priority-agent",
+            "      priorityClassName: agent-priority\n      nodeSelector: {role: packed}\n",
+            "        resources: {requests: {cpu: 500m}}\n",
+        ),
+        daemonset_in(
+            "default",
+            "polite-agent",
+            "      priorityClassName: polite-priority\n      nodeSelector: {role: full}\n",
+            "        resources: {requests: {cpu: 200m}}\n",
+        ),
+        daemonset_in(
+            "default",
+            "ghost-agent",
+            "      priorityClassName: no-such-class\n      nodeSelector: {role: roomy}\n",
+            "",
+        ),
     ]
     .join("---\n");
     let agents = write_temp(dir.path(), "agents.yaml", &agents);
     both(&pair, &["apply", "-f", &agents]);
     compare(
         &pair,
-        "full nodes, a taken host port, an extended resource, a preempting agent",
+        "full nodes, a taken host port, an extended resource, preempting agents, an unknown class",
     )
     .await;
     let cells = same_conditions(&pair).await;
-    let affinity = "3 node(s) didn't satisfy plugin(s) [NodeAffinity]";
-    let no_victims = "preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.";
+    let affinity = "4 node(s) didn't satisfy plugin(s) [NodeAffinity]";
+    let no_victims = "preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.";
     let expected = [
-        ("cpu-agent × full", format!("False Unschedulable 0/4 nodes are available: 1 Insufficient cpu, {affinity}. {no_victims}")),
-        ("port-agent × full", format!("False Unschedulable 0/4 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, {affinity}. {no_victims}")),
-        ("gpu-agent × full", format!("False Unschedulable 0/4 nodes are available: 1 Insufficient nvidia.com/gpu, {affinity}. {no_victims}")),
-        ("gpu-agent × roomy", format!("False Unschedulable 0/4 nodes are available: 1 Insufficient nvidia.com/gpu, {affinity}. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.")),
+        ("cpu-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient cpu, {affinity}. {no_victims}")),
+        ("port-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, {affinity}. {no_victims}")),
+        ("gpu-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient nvidia.com/gpu, {affinity}. {no_victims}")),
+        ("gpu-agent × roomy", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient nvidia.com/gpu, {affinity}. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")),
+        ("polite-agent × full", format!("False Unschedulable 0/5 nodes are available: 1 Insufficient cpu, {affinity}. preemption: not eligible due to preemptionPolicy=Never.")),
         ("cpu-agent × roomy", "True  ".to_string()),
         ("critical-agent × busy", "True  ".to_string()),
+        ("priority-agent × packed", "True  ".to_string()),
+        ("cpu-agent × packed", "True  ".to_string()),
         ("cpu-agent × busy", "True  ".to_string()),
     ];
     for (cell, text) in expected {
@@ -205,4 +255,35 @@ pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message
         cells["cpu-agent × tiny"].contains("1 Too many pods"),
         "§j.4: {cells:#?}"
     );
+    let (sim, real) = same_refusal(&pair, "default/ghost-agent").await;
+    assert_eq!(sim, real, "§k.5: the unknown class's refusal differs");
+    assert_eq!(
+        real.message,
+        "pods \"ghost-agent-\" is forbidden: no PriorityClass with name no-such-class was found",
+        "§k.5"
+    );
+}
+
+/// The refusal the dashboard classified for DaemonSet `key` on each side (sim, kubernetes),
+/// once both have one. Unmasked: the Priority admission is a mutating plugin, and runs before
+/// kube-apiserver generates the pod's name, so the message names the `generateName`.
+async fn same_refusal(pair: &Pair, key: &str) -> (Refusal, Refusal) {
+    let refused = |side: &Side| {
+        let snapshot = side.live.snapshot();
+        let column = snapshot.daemonsets.iter().find(|c| c.key == key)?;
+        Some(column.refused.clone()?.refusal)
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let (Some(sim), Some(real)) = (refused(&pair.sim), refused(&pair.real)) {
+            return (sim, real);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no refusal of {key} on both sides within 30 s: sim {:?}, kubernetes {:?}",
+            refused(&pair.sim),
+            refused(&pair.real)
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
 }

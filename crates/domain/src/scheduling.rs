@@ -11,6 +11,7 @@ mod deciding;
 mod eviction;
 mod fixes;
 pub mod preemption;
+pub mod priority_class;
 mod selector;
 mod taints;
 mod toleration;

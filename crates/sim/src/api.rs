@@ -11,6 +11,7 @@ pub mod events_v1;
 mod list_version;
 mod patch;
 pub(crate) mod pod_security;
+pub(crate) mod priority;
 mod protobuf;
 mod read;
 mod readyz;
@@ -105,6 +106,9 @@ pub fn parse_path(path: &str) -> Option<ApiPath> {
     let (group, rest) = match segs.as_slice() {
         ["api", "v1", rest @ ..] => ("", rest),
         ["apis", "apps", "v1", rest @ ..] => ("apps", rest),
+        ["apis", crate::store::SCHEDULING_GROUP, "v1", rest @ ..] => {
+            (crate::store::SCHEDULING_GROUP, rest)
+        }
         ["apis", events_v1::GROUP, "v1", rest @ ..] => (events_v1::GROUP, rest),
         _ => return None,
     };

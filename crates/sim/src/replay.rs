@@ -17,6 +17,7 @@ use super::scenario::Scenario;
 use crate::domain::names;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, PostParams};
 use kube::Client;
@@ -28,6 +29,8 @@ pub const NO_KUBELET_LABEL: &str = "daemonscope.dev/no-kubelet";
 #[derive(Debug, Clone, Default)]
 pub struct Replay {
     pub namespaces: Vec<Namespace>,
+    /// Created after the namespaces, before the DaemonSets whose pods name them (§k.5).
+    pub priority_classes: Vec<PriorityClass>,
     pub nodes: Vec<Node>,
     pub daemonsets: Vec<DaemonSet>,
     /// Images whose pods crash-loop (the kubelet stand-in's `KWOK_FAILING_IMAGES`).
@@ -137,8 +140,17 @@ pub fn prepare(scenario: &Scenario) -> Replay {
         .filter(|f| f.mode == FailureMode::CrashLoopBackOff)
         .map(|f| f.image.clone())
         .collect();
+    let priority_classes = scenario
+        .priority_classes
+        .iter()
+        .map(|c| PriorityClass {
+            metadata: user_metadata(&c.metadata),
+            ..c.clone()
+        })
+        .collect();
     Replay {
         namespaces,
+        priority_classes,
         nodes,
         daemonsets,
         failing_images,
@@ -174,6 +186,9 @@ impl Replay {
         for ns in &self.namespaces {
             docs.push(with_kind(ns, "v1", "Namespace")?);
         }
+        for class in &self.priority_classes {
+            docs.push(with_kind(class, "scheduling.k8s.io/v1", "PriorityClass")?);
+        }
         for node in &self.nodes {
             docs.push(with_kind(node, "v1", "Node")?);
         }
@@ -187,7 +202,7 @@ impl Replay {
     }
 
     /// Creates every object in the cluster `client` talks to (namespaces that exist already
-    /// are kept), in the order a user would: namespaces, nodes, then DaemonSets.
+    /// are kept), in the order a user would: namespaces, PriorityClasses, nodes, then DaemonSets.
     pub async fn create_all(&self, client: &Client) -> Result<(), ReplayError> {
         let pp = PostParams::default();
         let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -197,6 +212,13 @@ impl Replay {
                 Err(kube::Error::Api(status)) if status.code == 409 => {}
                 Err(source) => return Err(create_error("Namespace", &ns.metadata, source)),
             }
+        }
+        let classes: Api<PriorityClass> = Api::all(client.clone());
+        for class in &self.priority_classes {
+            classes
+                .create(&pp, class)
+                .await
+                .map_err(|source| create_error("PriorityClass", &class.metadata, source))?;
         }
         let nodes: Api<Node> = Api::all(client.clone());
         for node in &self.nodes {

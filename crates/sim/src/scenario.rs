@@ -21,6 +21,7 @@ pub use settings::{
 use super::ScenarioSource;
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 
 /// The parsed content of a scenario, ready to be applied to a store.
 #[derive(Debug, Clone)]
@@ -33,6 +34,8 @@ pub struct Scenario {
     pub daemonsets: Vec<DaemonSet>,
     pub revisions: Vec<ControllerRevision>,
     pub pods: Vec<Pod>,
+    /// `scheduling.k8s.io/v1` PriorityClasses, created before any pod (§k.5).
+    pub priority_classes: Vec<PriorityClass>,
     /// Documents of kinds the simulation does not hold (Services, ConfigMaps, ...), named so
     /// the caller can say what was left out instead of failing a whole `kubectl get` dump.
     pub skipped: Vec<String>,
@@ -49,6 +52,7 @@ impl Scenario {
             daemonsets: Vec::new(),
             revisions: Vec::new(),
             pods: Vec::new(),
+            priority_classes: Vec::new(),
             skipped: Vec::new(),
         }
     }

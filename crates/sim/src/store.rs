@@ -14,6 +14,7 @@ mod fields;
 pub mod history;
 mod kind;
 mod list;
+mod priority;
 pub mod selector;
 mod snapshot;
 mod typed;
@@ -32,7 +33,7 @@ use serde_json::Value;
 
 pub use fields::ObjectFacts;
 pub use history::{ElapsedFn, HistoryStats};
-pub use kind::Kind;
+pub use kind::{Kind, SCHEDULING_GROUP};
 use list::{page_start, take_page};
 pub use selector::{FieldSelector, LabelSelector, SelectorError};
 pub use write::{DeleteOptions, DeleteOutcome, UpdateTarget};
@@ -297,6 +298,10 @@ sim_object!(k8s_openapi::api::apps::v1::DaemonSet, Kind::DaemonSet);
 sim_object!(
     k8s_openapi::api::apps::v1::ControllerRevision,
     Kind::ControllerRevision
+);
+sim_object!(
+    k8s_openapi::api::scheduling::v1::PriorityClass,
+    Kind::PriorityClass
 );
 
 pub(crate) fn key(kind: Kind, namespace: Option<&str>, name: &str) -> Key {

@@ -142,6 +142,9 @@ pub enum PreemptionOutcome<'a> {
     DoesNotHelp(&'a Rejection),
     /// Victims are being evicted: the message has no preemption part.
     Evicting,
+    /// The pod's `preemptionPolicy` is `Never` (`PodEligibleToPreemptOthers`, §k.5): checked
+    /// before any node, so the message has no histogram after `preemption:`.
+    NotEligible,
 }
 
 /// The `PodScheduled=False` message (and `FailedScheduling` event text) kube-scheduler writes
@@ -168,6 +171,9 @@ pub fn fit_error_message(
     let mut after = BTreeMap::new();
     match preemption {
         PreemptionOutcome::Evicting => return head,
+        PreemptionOutcome::NotEligible => {
+            return format!("{head} preemption: not eligible due to preemptionPolicy=Never.")
+        }
         _ if rejection.unresolvable() => {
             after.insert(NOT_HELPFUL_REASON.to_owned(), all_nodes);
         }

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
 use super::{json_response, ApiError};
-use crate::store::Kind;
+use crate::store::{Kind, SCHEDULING_GROUP};
 
 /// The Kubernetes version the simulated cluster claims.
 pub const GIT_VERSION: &str = "v1.37.0";
@@ -109,14 +109,16 @@ pub async fn groups_root(headers: HeaderMap) -> Response {
     if wants_aggregated(&headers) {
         return typed(
             AGGREGATED,
-            json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": [aggregated_group("apps"), super::events_v1::aggregated_group()]}),
+            json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": [aggregated_group("apps"), super::events_v1::aggregated_group(), aggregated_group(SCHEDULING_GROUP)]}),
         );
     }
     let gv = json!({"groupVersion": "apps/v1", "version": "v1"});
+    let scheduling = json!({"groupVersion": format!("{SCHEDULING_GROUP}/v1"), "version": "v1"});
     typed(
         "application/json",
         json!({"kind": "APIGroupList", "apiVersion": "v1",
-        "groups": [{"name": "apps", "versions": [gv], "preferredVersion": gv}, super::events_v1::legacy_group()]}),
+        "groups": [{"name": "apps", "versions": [gv], "preferredVersion": gv}, super::events_v1::legacy_group(),
+            {"name": SCHEDULING_GROUP, "versions": [scheduling], "preferredVersion": scheduling}]}),
     )
 }
 
@@ -144,10 +146,10 @@ pub fn group_version(group: &str) -> Response {
 }
 
 fn openapi_hash(group: &str) -> &'static str {
-    if group.is_empty() {
-        "core-v1"
-    } else {
-        "apps-v1"
+    match group {
+        "" => "core-v1",
+        SCHEDULING_GROUP => "scheduling-v1",
+        _ => "apps-v1",
     }
 }
 
@@ -156,6 +158,7 @@ pub async fn openapi_root() -> Response {
     json_response(StatusCode::OK, json!({"paths": {
         "api/v1": {"serverRelativeURL": format!("/openapi/v3/api/v1?hash={}", openapi_hash(""))},
         "apis/apps/v1": {"serverRelativeURL": format!("/openapi/v3/apis/apps/v1?hash={}", openapi_hash("apps"))},
+        "apis/scheduling.k8s.io/v1": {"serverRelativeURL": format!("/openapi/v3/apis/scheduling.k8s.io/v1?hash={}", openapi_hash(SCHEDULING_GROUP))},
     }}).to_string())
 }
 
@@ -165,6 +168,7 @@ pub async fn openapi_group_version(Path(gv): Path<String>) -> Response {
     let (group, prefix) = match gv.as_str() {
         "api/v1" => ("", "/api/v1"),
         "apis/apps/v1" => ("apps", "/apis/apps/v1"),
+        "apis/scheduling.k8s.io/v1" => (SCHEDULING_GROUP, "/apis/scheduling.k8s.io/v1"),
         _ => return ApiError::no_route().into_response(),
     };
     let mut paths = serde_json::Map::new();

@@ -76,6 +76,13 @@ fn columns(kind: Kind) -> &'static [(&'static str, &'static str, u8)] {
             ("Revision", "integer", 0),
             ("Age", "string", 0),
         ],
+        Kind::PriorityClass => &[
+            ("Name", "string", 0),
+            ("Value", "integer", 0),
+            ("Global-Default", "boolean", 0),
+            ("Age", "string", 0),
+            ("PreemptionPolicy", "string", 0),
+        ],
     }
 }
 

@@ -100,6 +100,7 @@ pub fn normalize(
         Kind::Event => roundtrip::<Event>(input),
         Kind::DaemonSet => roundtrip::<DaemonSet>(input),
         Kind::ControllerRevision => roundtrip::<ControllerRevision>(input),
+        Kind::PriorityClass => roundtrip::<k8s_openapi::api::scheduling::v1::PriorityClass>(input),
     };
     let prefix = format!(
         "{k} in version \"v1\" cannot be handled as a {k}",

@@ -116,6 +116,21 @@ pub fn create(
     check_namespace(rp, &mut obj)?;
     let (mut obj, warnings) = validate::normalize(rp.kind, &obj, directive)?;
     super::admission::admit_create(rp.kind, &mut obj);
+    // The Priority admission (mutating, so before validation): an unknown class (§k.5).
+    if rp.kind == Kind::Pod {
+        if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
+            if let Some(message) = super::priority::refusal(&state.store, &pod) {
+                let cause = message
+                    .split_once(" is forbidden: ")
+                    .map_or(message.as_str(), |(_, c)| c);
+                let name = message
+                    .split_once('"')
+                    .and_then(|(_, rest)| rest.split_once('"'))
+                    .map_or("Unknown", |(name, _)| name);
+                return Err(ApiError::forbidden(rp.kind, name, cause));
+            }
+        }
+    }
     crate::validation::check(rp.kind, &obj)?;
     // Validating admission after validation, as kube-apiserver orders them: Pod Security (§l.3).
     if rp.kind == Kind::Pod {

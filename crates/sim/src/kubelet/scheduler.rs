@@ -236,6 +236,15 @@ impl Rooms {
             return Verdict::Fits;
         };
         let nodes = self.nodes();
+        let never = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.preemption_policy.as_deref())
+            == Some("Never");
+        if never {
+            let message = fit_error_message(nodes, &rejection, PreemptionOutcome::NotEligible);
+            return Verdict::Pending(message);
+        }
         if rejection.unresolvable() {
             let message = fit_error_message(nodes, &rejection, PreemptionOutcome::NoVictims);
             return Verdict::Pending(message);

@@ -55,6 +55,14 @@ pub fn apply(scenario: &Scenario, store: &Store) -> Result<(), ApplyError> {
             Err(e) => return Err(fail(describe("Namespace", &ns.metadata), e)),
         }
     }
+    // Before any pod: the Priority admission resolves a pod's class when it is created (§k.5).
+    for class in &scenario.priority_classes {
+        let mut class = class.clone();
+        class.metadata.resource_version = None;
+        store
+            .create(class.clone())
+            .map_err(|e| fail(describe("PriorityClass", &class.metadata), e))?;
+    }
     // Nodes keep the file's creationTimestamp (`Store::restore`): the scenario's nodes joined
     // when it says, not when the simulation started.
     for node in &scenario.nodes {

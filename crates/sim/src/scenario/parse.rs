@@ -9,6 +9,8 @@ use super::settings::{SimulationSettings, SETTINGS_API_VERSION, SETTINGS_KIND};
 use super::{Scenario, ScenarioError};
 use crate::edge::convert::load::{json_type, served_api_version, KubeObject};
 use serde_json::Value;
+
+mod priority_class;
 use std::collections::BTreeMap;
 
 /// Where an object sits in the file, for error messages.
@@ -159,6 +161,9 @@ impl Builder<'_> {
                 Ok(())
             }
             (SETTINGS_API_VERSION, SETTINGS_KIND) => self.settings(doc, place),
+            (priority_class::API_VERSION, "PriorityClass") => {
+                self.priority_class(doc, place, &what)
+            }
             (version, kind) if served_api_version(kind) == Some(version) => {
                 self.object(doc, place, &what, kind)
             }
@@ -387,6 +392,7 @@ fn stored_kind(api_version: &str, kind: &str) -> Option<crate::store::Kind> {
         ("v1", "Namespace") => Some(Kind::Namespace),
         ("v1", "Pod") => Some(Kind::Pod),
         ("apps/v1", "DaemonSet") => Some(Kind::DaemonSet),
+        (priority_class::API_VERSION, "PriorityClass") => Some(Kind::PriorityClass),
         _ => None,
     }
 }

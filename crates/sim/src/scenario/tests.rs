@@ -306,3 +306,50 @@ fn scenario_nodes_keep_their_creation_time_and_new_objects_get_now() {
         "a creationTimestamp in the future is not kept"
     );
 }
+
+/// §k.5: a scenario's PriorityClass exists before its pods, which get its value; a duplicate
+/// is refused by name; the replay for kube-apiserver and the sim both carry it.
+#[test]
+fn a_scenario_priority_class_gives_its_pods_their_priority_and_replays() {
+    use k8s_openapi::api::core::v1::Pod;
+    let text = "apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: agents}
+value: 1000000
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: batch, namespace: default}
+spec:
+  priorityClassName: agents
+  containers: [{name: c, image: 'batch:1'}]
+";
+    let scenario = parse_str(text, "test.yaml").expect("a scenario with a PriorityClass");
+    assert_eq!(scenario.priority_classes.len(), 1);
+    let store = crate::store::Store::new(crate::store::StoreSettings::default());
+    apply(&scenario, &store).expect("the scenario applies");
+    let pod: Pod = store.get(Some("default"), "batch").expect("the pod");
+    let spec = pod.spec.expect("a spec");
+    assert_eq!(spec.priority, Some(1_000_000));
+    assert_eq!(
+        spec.preemption_policy.as_deref(),
+        Some("PreemptLowerPriority")
+    );
+    let replay = crate::replay::prepare(&scenario);
+    assert_eq!(replay.priority_classes.len(), 1);
+    let again = parse_str(
+        &replay.to_sim_scenario().expect("serialises"),
+        "replay.yaml",
+    )
+    .expect("the replay parses");
+    assert_eq!(again.priority_classes[0].value, Some(1_000_000));
+    let twice = format!(
+        "{text}---\n{}",
+        text.split("---").next().unwrap_or_default()
+    );
+    assert!(
+        err(&twice).contains("duplicate: the same PriorityClass"),
+        "{}",
+        err(&twice)
+    );
+}

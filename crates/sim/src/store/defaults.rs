@@ -80,13 +80,6 @@ pub fn apply(kind: Kind, obj: &mut Value) {
             if let Some(spec) = obj_mut(root, "spec") {
                 default_pod_spec(spec);
                 set_default(spec, "enableServiceLinks", json!(true));
-                // The Priority admission: a built-in class's value, else 0 (§k.4).
-                let priority = spec
-                    .get("priorityClassName")
-                    .and_then(Value::as_str)
-                    .and_then(crate::domain::scheduling::preemption::builtin_priority)
-                    .unwrap_or(0);
-                set_default(spec, "priority", json!(priority));
             }
         }
         Kind::DaemonSet => {
@@ -111,6 +104,10 @@ pub fn apply(kind: Kind, obj: &mut Value) {
             if let Some(status) = obj_mut(root, "status") {
                 set_default(status, "phase", json!("Active"));
             }
+        }
+        Kind::PriorityClass => {
+            // `SetDefaults_PriorityClass`: PreemptLowerPriority unless set.
+            set_default(root, "preemptionPolicy", json!("PreemptLowerPriority"));
         }
         Kind::Node | Kind::ControllerRevision | Kind::Event => {}
     }

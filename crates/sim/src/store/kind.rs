@@ -3,6 +3,9 @@
 //! One table instead of strings scattered through the server: discovery, paths, errors
 //! (`daemonsets.apps "x" not found`) and list kinds all read from here.
 
+/// The API group of PriorityClasses.
+pub const SCHEDULING_GROUP: &str = "scheduling.k8s.io";
+
 /// A kind of object the simulated cluster stores and serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -12,17 +15,21 @@ pub enum Kind {
     DaemonSet,
     ControllerRevision,
     Event,
+    /// `scheduling.k8s.io/v1` PriorityClass: what the Priority admission resolves a pod's
+    /// `priorityClassName` against (§k.5).
+    PriorityClass,
 }
 
 impl Kind {
     /// Every kind, in the order discovery lists them.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
         Kind::Event,
         Kind::DaemonSet,
         Kind::ControllerRevision,
+        Kind::PriorityClass,
     ];
 
     /// Dense index for per-kind tables.
@@ -34,6 +41,7 @@ impl Kind {
             Kind::DaemonSet => 3,
             Kind::ControllerRevision => 4,
             Kind::Event => 5,
+            Kind::PriorityClass => 6,
         }
     }
 
@@ -46,6 +54,7 @@ impl Kind {
             Kind::DaemonSet => "DaemonSet",
             Kind::ControllerRevision => "ControllerRevision",
             Kind::Event => "Event",
+            Kind::PriorityClass => "PriorityClass",
         }
     }
 
@@ -58,6 +67,7 @@ impl Kind {
             Kind::DaemonSet => "daemonsets",
             Kind::ControllerRevision => "controllerrevisions",
             Kind::Event => "events",
+            Kind::PriorityClass => "priorityclasses",
         }
     }
 
@@ -70,6 +80,7 @@ impl Kind {
             Kind::DaemonSet => "daemonset",
             Kind::ControllerRevision => "controllerrevision",
             Kind::Event => "event",
+            Kind::PriorityClass => "priorityclass",
         }
     }
 
@@ -77,6 +88,7 @@ impl Kind {
     pub fn group(self) -> &'static str {
         match self {
             Kind::DaemonSet | Kind::ControllerRevision => "apps",
+            Kind::PriorityClass => SCHEDULING_GROUP,
             _ => "",
         }
     }
@@ -85,13 +97,14 @@ impl Kind {
     pub fn api_version(self) -> &'static str {
         match self {
             Kind::DaemonSet | Kind::ControllerRevision => "apps/v1",
+            Kind::PriorityClass => "scheduling.k8s.io/v1",
             _ => "v1",
         }
     }
 
     /// Whether objects of this kind live in a namespace.
     pub fn namespaced(self) -> bool {
-        !matches!(self, Kind::Namespace | Kind::Node)
+        !matches!(self, Kind::Namespace | Kind::Node | Kind::PriorityClass)
     }
 
     /// Short names kubectl accepts (`ds`, `no`, `po`).
@@ -103,6 +116,7 @@ impl Kind {
             Kind::DaemonSet => &["ds"],
             Kind::ControllerRevision => &[],
             Kind::Event => &["ev"],
+            Kind::PriorityClass => &["pc"],
         }
     }
 
@@ -123,6 +137,7 @@ impl Kind {
             Kind::DaemonSet => "DaemonSetList",
             Kind::ControllerRevision => "ControllerRevisionList",
             Kind::Event => "EventList",
+            Kind::PriorityClass => "PriorityClassList",
         }
     }
 

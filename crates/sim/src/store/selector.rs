@@ -60,6 +60,7 @@ pub fn supported_fields(kind: Kind) -> &'static [&'static str] {
         Kind::DaemonSet | Kind::ControllerRevision => {
             &[names::METADATA_NAME_FIELD, "metadata.namespace"]
         }
+        Kind::PriorityClass => &[names::METADATA_NAME_FIELD],
     }
 }
 

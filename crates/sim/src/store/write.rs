@@ -196,6 +196,9 @@ impl Store {
             }
         }
         defaults::apply(kind, &mut obj);
+        if kind == Kind::Pod {
+            super::priority::admit_new_pod(st, &mut obj);
+        }
         let stored = Arc::new(finalize(kind, obj, st.rv + 1)?);
         self.commit(st, EventType::Added, stored.clone(), None);
         Ok(stored)

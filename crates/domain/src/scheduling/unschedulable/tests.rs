@@ -104,3 +104,13 @@ fn the_histogram_sorts_count_strings_as_go_sort_strings_does_and_one_node_has_no
     // 12 other nodes: "1 ..." sorts before "12 ...".
     assert!(unschedulable_message(13, &r).contains("1 Too many pods, 12 node(s) didn't satisfy"));
 }
+
+#[test]
+fn a_pod_not_eligible_to_preempt_gets_the_eligibility_words_instead_of_a_histogram() {
+    let r = reject(&full(), &amounts(&[("cpu", 200)]), &[]).expect("§k.1");
+    assert_eq!(
+        fit_error_message(5, &r, PreemptionOutcome::NotEligible),
+        "0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: not eligible due to preemptionPolicy=Never.",
+        "§k.5, as kube-scheduler v1.37.2 wrote it in k8s_scheduling"
+    );
+}

@@ -336,5 +336,15 @@ pub fn cells(kind: Kind, v: &Value, now: Timestamp) -> Vec<Value> {
         ],
         Kind::Event => event_cells(v, now),
         Kind::ControllerRevision => revision_cells(v, now),
+        Kind::PriorityClass => vec![
+            json!(s(v, "/metadata/name")),
+            json!(i(v, "/value")),
+            json!(v
+                .pointer("/globalDefault")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)),
+            json!(age(now, s(v, "/metadata/creationTimestamp"))),
+            json!(s(v, "/preemptionPolicy")),
+        ],
     }
 }

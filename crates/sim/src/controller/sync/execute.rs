@@ -143,7 +143,12 @@ impl Syncer {
                         let pod = new_pod(ds, &node, hash, &tolerations);
                         // §l.3: Pod Security admission, as kube-apiserver runs it on the
                         // controller's create.
-                        match crate::api::pod_security::refusal(&self.store, namespace, &pod) {
+                        // §k.5 first: the Priority admission is a mutating plugin.
+                        let refused =
+                            crate::api::priority::refusal(&self.store, &pod).or_else(|| {
+                                crate::api::pod_security::refusal(&self.store, namespace, &pod)
+                            });
+                        match refused {
                             Some(message) => Err(message),
                             None => self.store.create(pod).map_err(|e| e.to_string()),
                         }

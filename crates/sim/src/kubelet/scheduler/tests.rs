@@ -108,3 +108,25 @@ fn a_system_node_critical_pod_evicts_the_lower_priority_pod_and_waits_while_it_t
     rooms.forget(&key("batch"));
     assert_eq!(rooms.verdict(&critical, "n1"), Verdict::Fits);
 }
+
+#[test]
+fn a_high_priority_pod_with_preemption_policy_never_stays_pending_and_evicts_nothing() {
+    let mut rooms = Rooms::default();
+    rooms.node(&node("n1", json!({"cpu": "1", "pods": "10"})));
+    rooms.pod(
+        &key("batch"),
+        &pod("batch", Some("n1"), "800m", None, "Running"),
+    );
+    let mut polite = pod("polite", None, "500m", None, "Pending");
+    if let Some(spec) = polite.spec.as_mut() {
+        spec.priority = Some(1_000_000);
+        spec.preemption_policy = Some("Never".into());
+    }
+    assert_eq!(
+        rooms.verdict(&polite, "n1"),
+        Verdict::Pending(
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.".into()
+        ),
+        "§k.5"
+    );
+}
