@@ -92,7 +92,10 @@ fn FleetBody(
         .filter(|n| !notes.contains(n))
         .collect();
     notes.extend(fresh);
-    let title = format!("Fleet: {} clusters", summary.clusters.len());
+    let title = match summary.clusters.len() {
+        1 => "Fleet: 1 cluster".to_string(),
+        n => format!("Fleet: {n} clusters"),
+    };
     let clusters = summary.clusters.clone();
     let shown = summary.daemonsets.len();
     let state = query.state;
