@@ -120,14 +120,7 @@ pub fn create(
     if rp.kind == Kind::Pod {
         if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
             if let Some(message) = super::priority::refusal(&state.store, &pod) {
-                let cause = message
-                    .split_once(" is forbidden: ")
-                    .map_or(message.as_str(), |(_, c)| c);
-                let name = message
-                    .split_once('"')
-                    .and_then(|(_, rest)| rest.split_once('"'))
-                    .map_or("Unknown", |(name, _)| name);
-                return Err(ApiError::forbidden(rp.kind, name, cause));
+                return Err(forbidden_pod(&message));
             }
         }
     }
@@ -137,14 +130,7 @@ pub fn create(
         if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
             let namespace = pod.metadata.namespace.clone().unwrap_or_default();
             if let Some(message) = super::pod_security::refusal(&state.store, &namespace, &pod) {
-                let cause = message
-                    .split_once(" is forbidden: ")
-                    .map_or(message.as_str(), |(_, c)| c);
-                let name = message
-                    .split_once('"')
-                    .and_then(|(_, rest)| rest.split_once('"'))
-                    .map_or("Unknown", |(name, _)| name);
-                return Err(ApiError::forbidden(rp.kind, name, cause));
+                return Err(forbidden_pod(&message));
             }
         }
     }
@@ -372,4 +358,18 @@ pub fn delete_collection(
         json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})
             .to_string(),
     ))
+}
+
+/// The 403 of an admission plugin that refuses a pod, from its kube-apiserver message
+/// (`pods "NAME" is forbidden: CAUSE`): the Priority and Pod Security admissions word their
+/// refusals whole, and the status names the pod and the cause apart.
+fn forbidden_pod(message: &str) -> ApiError {
+    let cause = message
+        .split_once(" is forbidden: ")
+        .map_or(message, |(_, c)| c);
+    let name = message
+        .split_once('"')
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map_or("Unknown", |(name, _)| name);
+    ApiError::forbidden(Kind::Pod, name, cause)
 }
