@@ -239,8 +239,11 @@ test-alerts: deps-apt
 	promtool check rules deploy/prometheus/daemonscope-rules.yaml
 	promtool test rules deploy/prometheus/tests/*.yaml
 
+# Three test threads on two cores: the `it` suite's tests mostly wait on control planes, sims and
+# servers (the differential lanes on settled quiet periods), so a third thread fills the waits
+# (tests/it/k8s_lane.rs says why its two lanes are separate tests).
 test-rust:
-	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr -- --test-threads 3
 
 # Unused dependencies fail the build itself: every library has
 # #![cfg_attr(not(test), deny(unused_crate_dependencies))] (no tool to install).
