@@ -101,6 +101,7 @@ pub fn normalize(
         Kind::DaemonSet => roundtrip::<DaemonSet>(input),
         Kind::ControllerRevision => roundtrip::<ControllerRevision>(input),
         Kind::PriorityClass => roundtrip::<k8s_openapi::api::scheduling::v1::PriorityClass>(input),
+        Kind::ResourceQuota => roundtrip::<k8s_openapi::api::core::v1::ResourceQuota>(input),
     };
     let prefix = format!(
         "{k} in version \"v1\" cannot be handled as a {k}",
