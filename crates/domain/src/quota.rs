@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use crate::resources::{InitContainerRequests, PodResources, ResourceList};
 
 pub mod amount;
+pub mod validation;
 
 pub use amount::{Amount, Format};
 
@@ -29,6 +30,10 @@ pub const RULES: &[(&str, &str)] = &[
     ("constraints", "§l.4, §l.6 (must specify)"),
     ("used", "§l.6 (status.used)"),
     ("admit", "§l.4, §l.6 (the admission's check)"),
+    (
+        "validation::validate_hard",
+        "§l.6 (spec.hard on create and update)",
+    ),
 ];
 
 /// A resource list with formats, sorted by name (`v1.ResourceList` as quota prints it).
