@@ -252,7 +252,7 @@ pub fn used<'a>(hard: &AmountList, pods: impl IntoIterator<Item = &'a AmountList
     for usage in pods {
         for name in &tracked {
             if let (Some(sum), Some(add)) = (out.get_mut(name), usage.get(name)) {
-                *sum = sum.add(*add);
+                *sum = sum.plus(*add);
             }
         }
     }
@@ -313,7 +313,7 @@ pub fn admit(quotas: &[QuotaState], pod: &PodQuota) -> Result<(), String> {
                     .get(*name)
                     .copied()
                     .unwrap_or_default()
-                    .add(**add);
+                    .plus(**add);
                 quota
                     .hard
                     .get(*name)

@@ -59,7 +59,7 @@ impl Amount {
     }
 
     /// `Quantity.Add`: the sum; a zero receiver takes the other's format.
-    pub fn add(self, other: Amount) -> Amount {
+    pub fn plus(self, other: Amount) -> Amount {
         Amount {
             quantity: self.quantity.saturating_add(other.quantity),
             format: if self.quantity.is_zero() {
@@ -71,7 +71,7 @@ impl Amount {
     }
 
     /// `Quantity.Sub`: the difference; a zero receiver takes the other's format.
-    pub fn sub(self, other: Amount) -> Amount {
+    pub fn minus(self, other: Amount) -> Amount {
         Amount {
             quantity: self.quantity.saturating_sub(other.quantity),
             format: if self.quantity.is_zero() {

@@ -60,10 +60,10 @@ fn quantities_print_canonically_in_their_own_format_j1() {
 fn a_sum_keeps_the_format_of_its_first_non_zero_addend() {
     let zero = Amount::default();
     let mi = Amount::parse("64Mi").unwrap();
-    assert_eq!(zero.add(mi).add(mi).to_string(), "128Mi");
+    assert_eq!(zero.plus(mi).plus(mi).to_string(), "128Mi");
     let m = Amount::parse("400m").unwrap();
-    assert_eq!(zero.add(m).add(m).to_string(), "800m");
-    assert_eq!(zero.add(m).add(m).sub(m).sub(m).to_string(), "0");
+    assert_eq!(zero.plus(m).plus(m).to_string(), "800m");
+    assert_eq!(zero.plus(m).plus(m).minus(m).minus(m).to_string(), "0");
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn a_quota_on_cpu_needs_every_container_to_request_it_l4() {
         container("helper", &[("memory", "1Mi")], &[]),
     ]);
     assert_eq!(
-        admit(&[q.clone()], &p),
+        admit(std::slice::from_ref(&q), &p),
         Err("failed quota: cpu: must specify requests.cpu for: agent,helper".into())
     );
     // The API server defaults a request from the limit before admission: the caller passes it.

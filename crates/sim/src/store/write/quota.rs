@@ -112,10 +112,10 @@ impl Store {
                 }
                 let mut sum = used.get(&name).copied().unwrap_or_default();
                 if let Some(a) = add {
-                    sum = sum.add(*a);
+                    sum = sum.plus(*a);
                 }
                 if let Some(s) = sub {
-                    sum = sum.sub(*s);
+                    sum = sum.minus(*s);
                 }
                 used.insert(name, sum);
             }
