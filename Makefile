@@ -261,7 +261,7 @@ fmt-check:
 # Only the suites that run against Kubernetes' own control plane (tools/k8s): differential
 # (sim vs kube-controller-manager), RBAC and audit, the live path; then the Playwright live specs.
 test-k8s: deps-kubectl k8s build
-	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- k8s_lane:: k8s_admission:: k8s_refusals:: k8s_refusals_real:: k8s_resources:: k8s_rbac:: live_k8s:: live_stale::
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- k8s_lane:: k8s_admission:: k8s_refusals:: k8s_quota:: k8s_refusals_real:: k8s_resources:: k8s_rbac:: live_k8s:: live_stale::
 	cd end2end && KUBECTL=$(TOOLS)/bin/kubectl npx playwright test live-kubectl stale-storage
 
 test-e2e:

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 mod parse;
 
-pub use parse::classify_refusal;
+pub use parse::{classify_refusal, COMBINED_PREFIX};
 
 /// Which rule of `docs/kubernetes-rules.md` each public function of this module mirrors.
 pub const RULES: &[(&str, &str)] = &[(

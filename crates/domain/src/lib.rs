@@ -17,6 +17,7 @@ pub mod fleet;
 pub mod history;
 pub mod labels;
 pub mod names;
+pub mod quota;
 pub mod resources;
 pub mod resume;
 pub mod rollout;

@@ -12,6 +12,7 @@
 //! nodes lack it for good: the "which pools lack my log agent?" question at scale.
 
 mod catalog;
+mod quota;
 mod workload;
 
 use super::scenario::settings::{BlockedCreation, FailingImage, FailureMode, ScheduledUpdate};
@@ -54,6 +55,9 @@ pub struct GenerateSpec {
     /// Share (0..=1) of each untainted node's allocatable cpu and memory that one workload pod
     /// (not owned by a DaemonSet) requests; 0 (none) by default.
     pub workload: f64,
+    /// Share (0..=1) of the node count the log agent's namespace may hold in pods (a
+    /// ResourceQuota, `generator/quota.rs`); 0 (no quota) by default.
+    pub quota: f64,
 }
 
 impl Default for GenerateSpec {
@@ -69,6 +73,7 @@ impl Default for GenerateSpec {
             update_after: Duration::from_secs(30),
             blocked: 0.0,
             workload: 0.0,
+            quota: 0.0,
         }
     }
 }
@@ -82,7 +87,7 @@ pub struct GenerateError {
 }
 
 const KEYS: &str =
-    "nodes, daemonsets, seed, pools, rollouts, zones, failing, updateAfter, blocked, workload";
+    "nodes, daemonsets, seed, pools, rollouts, zones, failing, updateAfter, blocked, workload, quota";
 
 impl GenerateSpec {
     /// Parses `key=value,key=value`; every key is optional, unknown keys are an error.
@@ -131,6 +136,7 @@ impl GenerateSpec {
                 "failing" => spec.failing = share()?,
                 "blocked" => spec.blocked = share()?,
                 "workload" => spec.workload = share()?,
+                "quota" => spec.quota = share()?,
                 "updateAfter" => {
                     spec.update_after = super::scenario::settings::parse_duration(value)
                         .map_err(|e| fail(format!("updateAfter: {e}")))?
@@ -235,6 +241,11 @@ pub fn generate(spec: &GenerateSpec, label: &str) -> Scenario {
     if let Some(blocked) = blocked_log_agent(spec, &scenario, &mut rng) {
         scenario.settings.blocked_creations.push(blocked);
     }
+    scenario.resource_quotas.extend(quota::log_agent_quota(
+        &scenario,
+        BLOCKED_DAEMONSET,
+        spec.quota,
+    ));
     scenario
 }
 

@@ -15,6 +15,7 @@ pub mod generator;
 pub mod kubeconfig;
 pub mod kubelet;
 pub mod node_lifecycle;
+pub mod quota;
 pub mod recorder;
 pub mod replay;
 pub mod scenario;

@@ -22,8 +22,8 @@ const AGGREGATE_MAX_EVENTS: usize = 10;
 const AGGREGATE_INTERVAL_SECONDS: i64 = 600;
 /// client-go `maxLruCacheEntries`: how many event keys the recorder remembers.
 const MAX_REMEMBERED: usize = 4096;
-/// client-go `EventAggregatorByReasonMessageFunc`'s prefix.
-pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
+/// client-go `EventAggregatorByReasonMessageFunc`'s prefix (the dashboard reads it too).
+pub use crate::domain::admission::COMBINED_PREFIX;
 
 /// Distinct messages seen for one (object, type, reason) within the aggregation interval.
 #[derive(Debug)]

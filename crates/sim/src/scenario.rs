@@ -20,7 +20,7 @@ pub use settings::{
 
 use super::ScenarioSource;
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
-use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, ResourceQuota};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 
 /// The parsed content of a scenario, ready to be applied to a store.
@@ -36,6 +36,8 @@ pub struct Scenario {
     pub pods: Vec<Pod>,
     /// `scheduling.k8s.io/v1` PriorityClasses, created before any pod (§k.5).
     pub priority_classes: Vec<PriorityClass>,
+    /// `v1` ResourceQuotas, created before any pod; their status is the store's (§l.6).
+    pub resource_quotas: Vec<ResourceQuota>,
     /// Documents of kinds the simulation does not hold (Services, ConfigMaps, ...), named so
     /// the caller can say what was left out instead of failing a whole `kubectl get` dump.
     pub skipped: Vec<String>,
@@ -53,6 +55,7 @@ impl Scenario {
             revisions: Vec::new(),
             pods: Vec::new(),
             priority_classes: Vec::new(),
+            resource_quotas: Vec::new(),
             skipped: Vec::new(),
         }
     }

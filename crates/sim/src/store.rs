@@ -303,6 +303,10 @@ sim_object!(
     k8s_openapi::api::scheduling::v1::PriorityClass,
     Kind::PriorityClass
 );
+sim_object!(
+    k8s_openapi::api::core::v1::ResourceQuota,
+    Kind::ResourceQuota
+);
 
 pub(crate) fn key(kind: Kind, namespace: Option<&str>, name: &str) -> Key {
     let ns = if kind.namespaced() {

@@ -70,6 +70,15 @@ pub fn invalid_fields(kind: Kind, obj: &Value) -> Vec<Invalid> {
             }
         }
     }
+    if kind == Kind::ResourceQuota {
+        // §l.6 `ValidateResourceQuotaSpec`.
+        if let Some(hard) = obj.pointer("/spec/hard").and_then(Value::as_object) {
+            out.extend(crate::domain::quota::validation::validate_hard(
+                hard.iter()
+                    .filter_map(|(name, v)| Some((name.as_str(), v.as_str()?))),
+            ));
+        }
+    }
     if kind == Kind::Node {
         if let Ok(node) = serde_json::from_value::<Node>(obj.clone()) {
             // kube-apiserver's own quirk, copied on purpose: `ValidateNode` (core

@@ -7,16 +7,22 @@ use crate::coverage::bounded_to;
 
 /// The DaemonSet controller's prefix on a FailedCreate message (§f).
 const ERROR_CREATING: &str = "Error creating: ";
+/// client-go's `EventAggregatorByReasonMessageFunc` prefix: once ten FailedCreate events of a
+/// DaemonSet differ only in their message (each names another generated pod) within ten
+/// minutes, the recorder folds the rest into one Event with this prefix (§f). Seen on
+/// kube-apiserver v1.37.2 by `tests/it/k8s_quota.rs`, whose refused pods each have a new name.
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
 /// `apierrors.NewForbidden`'s words between the object and the cause.
 const IS_FORBIDDEN: &str = " is forbidden: ";
 /// A webhook answering with code 500 (`ToStatusErr`).
 const INTERNAL_ERROR: &str = "Internal error occurred: ";
 
-/// Classifies a FailedCreate message (with or without the controller's "Error creating: "
-/// and the API server's `pods "NAME" is forbidden: ` envelope). Total: unrecognised text is
+/// Classifies a FailedCreate message (with or without the event recorder's "(combined from
+/// similar events): ", the controller's "Error creating: " and the API server's `pods "NAME" is forbidden: ` envelope). Total: unrecognised text is
 /// [`RefusalKind::Other`] with the message kept (bounded) as it came.
 pub fn classify_refusal(message: &str) -> Refusal {
     let message = message.trim();
+    let message = message.strip_prefix(COMBINED_PREFIX).unwrap_or(message);
     let message = message.strip_prefix(ERROR_CREATING).unwrap_or(message);
     let cause = strip_envelope(message);
     let mut refusal = Refusal {

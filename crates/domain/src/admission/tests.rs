@@ -214,3 +214,14 @@ fn every_kind_has_its_own_metric_label() {
         .iter()
         .all(|l| l.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
 }
+
+/// §f: the event recorder folds FailedCreate events whose messages differ (each names another
+/// generated pod) into one "(combined from similar events): …" event; it is the same refusal.
+#[test]
+fn a_combined_failed_create_event_is_classified_as_its_message() {
+    let plain = "Error creating: pods \"agent-x\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2";
+    let combined = classify_refusal(&format!("{COMBINED_PREFIX}{plain}"));
+    assert_eq!(combined, classify_refusal(plain));
+    assert_eq!(combined.kind, RefusalKind::ResourceQuota);
+    assert_eq!(combined.name.as_deref(), Some("q"));
+}

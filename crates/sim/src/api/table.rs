@@ -83,6 +83,12 @@ fn columns(kind: Kind) -> &'static [(&'static str, &'static str, u8)] {
             ("Age", "string", 0),
             ("PreemptionPolicy", "string", 0),
         ],
+        Kind::ResourceQuota => &[
+            ("Name", "string", 0),
+            ("Request", "string", 0),
+            ("Limit", "string", 0),
+            ("Age", "string", 0),
+        ],
     }
 }
 

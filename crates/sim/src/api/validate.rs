@@ -101,12 +101,30 @@ pub fn normalize(
         Kind::DaemonSet => roundtrip::<DaemonSet>(input),
         Kind::ControllerRevision => roundtrip::<ControllerRevision>(input),
         Kind::PriorityClass => roundtrip::<k8s_openapi::api::scheduling::v1::PriorityClass>(input),
+        Kind::ResourceQuota => roundtrip::<k8s_openapi::api::core::v1::ResourceQuota>(input),
     };
     let prefix = format!(
         "{k} in version \"v1\" cannot be handled as a {k}",
         k = kind.kind_name()
     );
     let known = result.map_err(|e| ApiError::bad_request(format!("{prefix}: {e}")))?;
+    // A quota's quantities are decoded (`resource.Quantity.UnmarshalJSON`): a value that is not
+    // one fails the decoding with the parser's words (§l.6).
+    if kind == Kind::ResourceQuota {
+        for map in ["/spec/hard", "/status/hard", "/status/used"] {
+            for value in known
+                .pointer(map)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(text) = value.1.as_str() {
+                    crate::domain::resources::Quantity::parse(text)
+                        .map_err(|e| ApiError::bad_request(format!("{prefix}: {e}")))?;
+                }
+            }
+        }
+    }
     if directive == FieldValidation::Ignore {
         return Ok((known, Vec::new()));
     }

@@ -129,7 +129,10 @@ pub fn create(
     if rp.kind == Kind::Pod {
         if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
             let namespace = pod.metadata.namespace.clone().unwrap_or_default();
-            if let Some(message) = super::pod_security::refusal(&state.store, &namespace, &pod) {
+            // ResourceQuota last (§l.6): kube-apiserver runs it after every other plugin.
+            let refused = super::pod_security::refusal(&state.store, &namespace, &pod)
+                .or_else(|| crate::quota::refusal(&state.store, &namespace, &pod));
+            if let Some(message) = refused {
                 return Err(forbidden_pod(&message));
             }
         }

@@ -284,3 +284,33 @@ fn workload_pods_fill_each_untainted_node_to_the_chosen_share() {
     let err = GenerateSpec::parse("workload=1.5").expect_err("a share above 1");
     assert!(err.to_string().contains("workload=1.5"), "{err}");
 }
+
+/// §l.6: `quota=SHARE` gives the log agent's namespace a quota of that share of the nodes in
+/// pods, which the ResourceQuota admission enforces; without it there is none.
+#[test]
+fn a_quota_share_caps_the_log_agents_namespace_in_pods() {
+    let s = generate_from_str("nodes=20,daemonsets=3,quota=0.5").expect("valid");
+    let [q] = s.resource_quotas.as_slice() else {
+        panic!("one quota: {:?}", s.resource_quotas);
+    };
+    assert_eq!(q.metadata.namespace.as_deref(), Some("logging"));
+    let hard = q.spec.as_ref().and_then(|s| s.hard.clone()).expect("hard");
+    assert_eq!(hard["pods"].0, "10");
+    assert!(generate_from_str("nodes=20,daemonsets=3")
+        .expect("valid")
+        .resource_quotas
+        .is_empty());
+    assert!(GenerateSpec::parse("quota=2").is_err());
+    let store = crate::store::Store::new(crate::store::StoreSettings::default());
+    crate::scenario::apply(&s, &store).expect("the generated cluster applies");
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "log-collector-x", "namespace": "logging"},
+        "spec": {"containers": [{"name": "c", "image": "i:1"}]}
+    }))
+    .expect("a pod");
+    assert_eq!(
+        crate::quota::refusal(&store, "logging", &pod),
+        None,
+        "room for ten"
+    );
+}

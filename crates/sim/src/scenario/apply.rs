@@ -63,6 +63,14 @@ pub fn apply(scenario: &Scenario, store: &Store) -> Result<(), ApplyError> {
             .create(class.clone())
             .map_err(|e| fail(describe("PriorityClass", &class.metadata), e))?;
     }
+    // Quotas before any pod as well; the store keeps their status from then on (§l.6).
+    for quota in &scenario.resource_quotas {
+        let mut quota = quota.clone();
+        quota.metadata.resource_version = None;
+        store
+            .create(quota.clone())
+            .map_err(|e| fail(describe("ResourceQuota", &quota.metadata), e))?;
+    }
     // Nodes keep the file's creationTimestamp (`Store::restore`): the scenario's nodes joined
     // when it says, not when the simulation started.
     for node in &scenario.nodes {

@@ -11,6 +11,7 @@ use crate::edge::convert::load::{json_type, served_api_version, KubeObject};
 use serde_json::Value;
 
 mod priority_class;
+mod resource_quota;
 use std::collections::BTreeMap;
 
 /// Where an object sits in the file, for error messages.
@@ -164,6 +165,7 @@ impl Builder<'_> {
             (priority_class::API_VERSION, "PriorityClass") => {
                 self.priority_class(doc, place, &what)
             }
+            ("v1", "ResourceQuota") => self.resource_quota(doc, place, &what),
             (version, kind) if served_api_version(kind) == Some(version) => {
                 self.object(doc, place, &what, kind)
             }
@@ -393,6 +395,7 @@ fn stored_kind(api_version: &str, kind: &str) -> Option<crate::store::Kind> {
         ("v1", "Pod") => Some(Kind::Pod),
         ("apps/v1", "DaemonSet") => Some(Kind::DaemonSet),
         (priority_class::API_VERSION, "PriorityClass") => Some(Kind::PriorityClass),
+        ("v1", "ResourceQuota") => Some(Kind::ResourceQuota),
         _ => None,
     }
 }

@@ -353,3 +353,36 @@ spec:
         err(&twice)
     );
 }
+
+/// §l.6: a scenario's ResourceQuota is stored before its pods and charged for them; a
+/// `spec.hard` kube-apiserver refuses is refused with its words.
+#[test]
+fn a_scenario_quota_counts_its_pods_and_a_bad_one_is_refused() {
+    use k8s_openapi::api::core::v1::ResourceQuota;
+    let text = "apiVersion: v1
+kind: ResourceQuota
+metadata: {name: few, namespace: default}
+spec: {hard: {pods: '5', requests.cpu: '1'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: batch, namespace: default}
+spec:
+  containers: [{name: c, image: 'batch:1', resources: {requests: {cpu: 250m}}}]
+";
+    let scenario = parse_str(text, "test.yaml").expect("a scenario with a quota");
+    let store = crate::store::Store::new(crate::store::StoreSettings::default());
+    apply(&scenario, &store).expect("the scenario applies");
+    let quota: ResourceQuota = store.get(Some("default"), "few").expect("the quota");
+    let used = quota.status.and_then(|s| s.used).expect("status.used");
+    assert_eq!(used["pods"].0, "1");
+    assert_eq!(used["requests.cpu"].0, "250m");
+    let bad =
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: bad}\nspec: {hard: {pods: '-1'}}\n";
+    assert!(
+        err(bad).contains("spec.hard[pods]")
+            && err(bad).contains("must be greater than or equal to 0"),
+        "{}",
+        err(bad)
+    );
+}

@@ -109,7 +109,7 @@ pub fn apply(kind: Kind, obj: &mut Value) {
             // `SetDefaults_PriorityClass`: PreemptLowerPriority unless set.
             set_default(root, "preemptionPolicy", json!("PreemptLowerPriority"));
         }
-        Kind::Node | Kind::ControllerRevision | Kind::Event => {}
+        Kind::Node | Kind::ControllerRevision | Kind::Event | Kind::ResourceQuota => {}
     }
 }
 

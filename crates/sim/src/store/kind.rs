@@ -18,11 +18,14 @@ pub enum Kind {
     /// `scheduling.k8s.io/v1` PriorityClass: what the Priority admission resolves a pod's
     /// `priorityClassName` against (§k.5).
     PriorityClass,
+    /// `v1` ResourceQuota: what the ResourceQuota admission checks a new pod against, with
+    /// the status the quota controller keeps (§l.4, §l.6).
+    ResourceQuota,
 }
 
 impl Kind {
     /// Every kind, in the order discovery lists them.
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -30,6 +33,7 @@ impl Kind {
         Kind::DaemonSet,
         Kind::ControllerRevision,
         Kind::PriorityClass,
+        Kind::ResourceQuota,
     ];
 
     /// Dense index for per-kind tables.
@@ -42,6 +46,7 @@ impl Kind {
             Kind::ControllerRevision => 4,
             Kind::Event => 5,
             Kind::PriorityClass => 6,
+            Kind::ResourceQuota => 7,
         }
     }
 
@@ -55,6 +60,7 @@ impl Kind {
             Kind::ControllerRevision => "ControllerRevision",
             Kind::Event => "Event",
             Kind::PriorityClass => "PriorityClass",
+            Kind::ResourceQuota => "ResourceQuota",
         }
     }
 
@@ -68,6 +74,7 @@ impl Kind {
             Kind::ControllerRevision => "controllerrevisions",
             Kind::Event => "events",
             Kind::PriorityClass => "priorityclasses",
+            Kind::ResourceQuota => "resourcequotas",
         }
     }
 
@@ -81,6 +88,7 @@ impl Kind {
             Kind::ControllerRevision => "controllerrevision",
             Kind::Event => "event",
             Kind::PriorityClass => "priorityclass",
+            Kind::ResourceQuota => "resourcequota",
         }
     }
 
@@ -117,6 +125,7 @@ impl Kind {
             Kind::ControllerRevision => &[],
             Kind::Event => &["ev"],
             Kind::PriorityClass => &["pc"],
+            Kind::ResourceQuota => &["quota"],
         }
     }
 
@@ -124,7 +133,7 @@ impl Kind {
     pub fn has_status(self) -> bool {
         matches!(
             self,
-            Kind::Namespace | Kind::Node | Kind::Pod | Kind::DaemonSet
+            Kind::Namespace | Kind::Node | Kind::Pod | Kind::DaemonSet | Kind::ResourceQuota
         )
     }
 
@@ -138,6 +147,7 @@ impl Kind {
             Kind::ControllerRevision => "ControllerRevisionList",
             Kind::Event => "EventList",
             Kind::PriorityClass => "PriorityClassList",
+            Kind::ResourceQuota => "ResourceQuotaList",
         }
     }
 

@@ -57,7 +57,7 @@ pub fn supported_fields(kind: Kind) -> &'static [&'static str] {
             "source",
             "type",
         ],
-        Kind::DaemonSet | Kind::ControllerRevision => {
+        Kind::DaemonSet | Kind::ControllerRevision | Kind::ResourceQuota => {
             &[names::METADATA_NAME_FIELD, "metadata.namespace"]
         }
         Kind::PriorityClass => &[names::METADATA_NAME_FIELD],

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 mod delete;
 mod object;
+mod quota;
 pub use delete::{DeleteOptions, DeleteOutcome};
 use object::{
     fields_invalid, finalize, format_time, has_finalizers, meta_mut, meta_str, new_uid,
@@ -52,6 +53,7 @@ impl Store {
             }
         }
         let now = self.history_now();
+        let follow = matches!(kind, Kind::Pod | Kind::ResourceQuota).then(|| previous.clone());
         st.record(HistoryEntry {
             resource_version: object.resource_version,
             event_type,
@@ -61,9 +63,17 @@ impl Store {
         });
         st.compact(&self.inner.settings, now);
         if self.inner.events.receiver_count() > 0 {
-            let _ = self.inner.events.send(StoreEvent { event_type, object });
+            let _ = self.inner.events.send(StoreEvent {
+                event_type,
+                object: object.clone(),
+            });
         }
         self.inner.latest.send_replace(st.rv);
+        // §l.6: the quota controller's status follows pods and quotas (after this change's
+        // own event, as the controller writes after it observes the change).
+        if let Some(previous) = follow {
+            self.follow_quotas(st, event_type, &object, previous.as_ref());
+        }
     }
 
     /// Create from JSON. `auto_namespace` creates a missing namespace (controllers and

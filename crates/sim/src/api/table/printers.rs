@@ -346,5 +346,43 @@ pub fn cells(kind: Kind, v: &Value, now: Timestamp) -> Vec<Value> {
             json!(age(now, s(v, "/metadata/creationTimestamp"))),
             json!(s(v, "/preemptionPolicy")),
         ],
+        Kind::ResourceQuota => quota_cells(v, now),
     }
+}
+
+/// `printResourceQuota`: `resource: used/hard` for each resource of `status.hard`, sorted,
+/// `limits.*` in the Limit column and the rest in Request, each joined by `, `.
+fn quota_cells(v: &Value, now: Timestamp) -> Vec<Value> {
+    let text = |pointer: &str, name: &str| {
+        v.pointer(pointer)
+            .and_then(|m| m.get(name))
+            .and_then(Value::as_str)
+            .unwrap_or("0")
+            .to_string()
+    };
+    let mut names: Vec<&String> = v
+        .pointer("/status/hard")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    names.sort();
+    let (mut request, mut limit) = (Vec::new(), Vec::new());
+    for name in names {
+        let cell = format!(
+            "{name}: {}/{}",
+            text("/status/used", name),
+            text("/status/hard", name)
+        );
+        if name.split('.').next() == Some("limits") && name.contains('.') {
+            limit.push(cell);
+        } else {
+            request.push(cell);
+        }
+    }
+    vec![
+        json!(s(v, "/metadata/name")),
+        json!(request.join(", ")),
+        json!(limit.join(", ")),
+        json!(age(now, s(v, "/metadata/creationTimestamp"))),
+    ]
 }

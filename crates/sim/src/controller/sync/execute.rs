@@ -144,10 +144,12 @@ impl Syncer {
                         // §l.3: Pod Security admission, as kube-apiserver runs it on the
                         // controller's create.
                         // §k.5 first: the Priority admission is a mutating plugin.
-                        let refused =
-                            crate::api::priority::refusal(&self.store, &pod).or_else(|| {
+                        // §l.6: ResourceQuota last, as kube-apiserver orders its plugins.
+                        let refused = crate::api::priority::refusal(&self.store, &pod)
+                            .or_else(|| {
                                 crate::api::pod_security::refusal(&self.store, namespace, &pod)
-                            });
+                            })
+                            .or_else(|| crate::quota::refusal(&self.store, namespace, &pod));
                         match refused {
                             Some(message) => Err(message),
                             None => self.store.create(pod).map_err(|e| e.to_string()),
