@@ -15,6 +15,7 @@
 use super::scenario::settings::{FailureMode, SimulationSettings};
 use super::scenario::Scenario;
 use crate::domain::names;
+use crate::domain::scheduling::priority_class;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Namespace, Node};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
@@ -140,9 +141,14 @@ pub fn prepare(scenario: &Scenario) -> Replay {
         .filter(|f| f.mode == FailureMode::CrashLoopBackOff)
         .map(|f| f.image.clone())
         .collect();
+    // The built-in classes exist on both sides from the start (§k.5): creating them again
+    // would be refused as AlreadyExists.
     let priority_classes = scenario
         .priority_classes
         .iter()
+        .filter(|c| {
+            priority_class::system_class(c.metadata.name.as_deref().unwrap_or_default()).is_none()
+        })
         .map(|c| PriorityClass {
             metadata: user_metadata(&c.metadata),
             ..c.clone()

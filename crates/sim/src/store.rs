@@ -14,7 +14,7 @@ mod fields;
 pub mod history;
 mod kind;
 mod list;
-mod priority;
+pub(crate) mod priority;
 pub mod selector;
 mod snapshot;
 mod typed;
@@ -338,6 +338,7 @@ impl Store {
             // A fresh store cannot hold these names yet.
             let _ = store.create_value(Kind::Namespace, obj, false);
         }
+        priority::create_system_classes(&store);
         store
     }
 

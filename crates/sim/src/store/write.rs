@@ -180,6 +180,9 @@ impl Store {
                 // spec.templateGeneration, at least 1 on create) in this annotation (§d.4).
                 let generation = template_generation(meta).max(1);
                 set_template_generation(meta, generation);
+            } else if kind == Kind::PriorityClass {
+                // Its strategy's PrepareForCreate; no update moves it (§k.5).
+                meta.insert("generation".to_string(), json!(1));
             } else {
                 meta.remove("generation");
             }
