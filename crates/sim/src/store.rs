@@ -9,6 +9,7 @@
 //! HTTP API uses the `*_value` and raw readers; both go through the same write paths, so the
 //! rules (409 on a stale resourceVersion, no event for a no-op update, generation bumps,
 //! graceful pod deletion, garbage collection of a DaemonSet's pods) hold for both.
+mod default_tolerations;
 mod defaults;
 mod fields;
 pub mod history;

@@ -201,6 +201,7 @@ impl Store {
         defaults::apply(kind, &mut obj);
         if kind == Kind::Pod {
             super::priority::admit_new_pod(st, &mut obj);
+            super::default_tolerations::admit_new_pod(&mut obj);
         }
         let stored = Arc::new(finalize(kind, obj, st.rv + 1)?);
         self.commit(st, EventType::Added, stored.clone(), None);
