@@ -282,9 +282,11 @@ fn rollout_verdicts(side: &Side, daemonsets: &[(String, String)]) -> Vec<String>
     })
 }
 
-pub(crate) async fn compare(pair: &Pair, what: &str) {
+/// The whole comparison of a settled pair; returns the real side's scheduling lines (both
+/// sides agree on them by then).
+pub(crate) async fn compare(pair: &Pair, what: &str) -> Vec<String> {
     settle_and_compare(pair, what).await;
-    same_scheduling(pair, what).await;
+    let lines = same_scheduling(pair, what).await;
     let (a, b) = (ds_status(&pair.sim), ds_status(&pair.real));
     assert_eq!(
         a,
@@ -317,6 +319,7 @@ pub(crate) async fn compare(pair: &Pair, what: &str) {
         "{what}: `kubectl rollout status` differs:\n{}",
         diff(&a, &b)
     );
+    lines
 }
 
 fn generated(spec: &str) -> Scenario {
@@ -409,8 +412,7 @@ pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes()
         let result = tokio::spawn({
             let what = format!("seed {seed} ({spec})");
             async move {
-                compare(&pair, &what).await;
-                let lines = same_scheduling(&pair, &what).await;
+                let lines = compare(&pair, &what).await;
                 let short = lines
                     .iter()
                     .filter(|l| l.contains(" Insufficient "))

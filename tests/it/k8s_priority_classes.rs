@@ -59,13 +59,13 @@ fn class_yaml(name: &str, rest: &str) -> String {
     format!("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {name}}}\n{rest}\n")
 }
 
-/// kubectl's stderr for `args` on one side, which must fail.
-fn refused(side: &Side, args: &[&str]) -> String {
+/// kubectl's stderr for `args` on one side (`label`), which must fail.
+fn refused(side: &Side, label: &str, args: &[&str]) -> String {
     let out = tokio::task::block_in_place(|| kubectl(&side.kubeconfig, args));
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     assert!(
         !out.status.success(),
-        "kubectl {} succeeded on one side, stdout {}",
+        "kubectl {} succeeded on {label}, stdout {}",
         args.join(" "),
         String::from_utf8_lossy(&out.stdout)
     );
@@ -173,7 +173,10 @@ pub(crate) async fn priority_classes_agree(pair: &Pair) {
     let mut texts = Vec::new();
     for (what, write) in &writes {
         let write: Vec<&str> = write.iter().map(String::as_str).collect();
-        let (s, r) = (refused(&pair.sim, &write), refused(&pair.real, &write));
+        let (s, r) = (
+            refused(&pair.sim, "the sim", &write),
+            refused(&pair.real, "kubernetes", &write),
+        );
         assert_eq!(
             s, r,
             "§k.5 {what}: kubectl's error differs (sim, kubernetes)"
