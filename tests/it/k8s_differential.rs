@@ -57,7 +57,12 @@ impl Side {
 
     /// kubectl against this side; the in-process sim keeps serving meanwhile.
     pub(crate) fn kubectl(&self, args: &[&str]) -> String {
-        let out = tokio::task::block_in_place(|| kubectl(&self.kubeconfig, args));
+        tokio::task::block_in_place(|| self.run(args))
+    }
+
+    /// kubectl against this side from a thread of its own (see [`on_both`]): it must succeed.
+    pub(crate) fn run(&self, args: &[&str]) -> String {
+        let out = kubectl(&self.kubeconfig, args);
         assert!(
             out.status.success(),
             "{}: kubectl {} failed: {}",
@@ -216,9 +221,21 @@ async fn settle_and_compare(pair: &Pair, what: &str) {
     }
 }
 
+/// `read` on both sides at once, each in a thread of its own (kubectl's process start is most
+/// of a read, and a comparison makes several): (sim, kubernetes).
+pub(crate) fn on_both<T: Send>(pair: &Pair, read: impl Fn(&Side) -> T + Sync) -> (T, T) {
+    tokio::task::block_in_place(|| {
+        std::thread::scope(|scope| {
+            let sim = scope.spawn(|| read(&pair.sim));
+            let real = read(&pair.real);
+            (sim.join().expect("the sim side's read"), real)
+        })
+    })
+}
+
 /// Every DaemonSet's status as the API server reports it.
 fn ds_status(side: &Side) -> Vec<String> {
-    let out = side.kubectl(&[
+    let out = side.run(&[
         "get",
         "ds",
         "-A",
@@ -232,7 +249,7 @@ fn ds_status(side: &Side) -> Vec<String> {
 
 /// `kubectl get ds -A -o wide` without the AGE column.
 fn get_ds_wide(side: &Side) -> Vec<String> {
-    let out = side.kubectl(&["get", "ds", "-A", "-o", "wide", "--no-headers"]);
+    let out = side.run(&["get", "ds", "-A", "-o", "wide", "--no-headers"]);
     let mut lines: Vec<String> = out
         .lines()
         .map(|l| {
@@ -249,36 +266,35 @@ fn get_ds_wide(side: &Side) -> Vec<String> {
 
 /// `kubectl rollout status --watch=false` of every DaemonSet, the kubectl processes run side by
 /// side (each is ~0.1 s of process start and one GET; one after another they were ~3 s a seed).
+/// Blocking: called through [`on_both`].
 fn rollout_verdicts(side: &Side, daemonsets: &[(String, String)]) -> Vec<String> {
-    tokio::task::block_in_place(|| {
-        std::thread::scope(|scope| {
-            let runs: Vec<_> = daemonsets
-                .iter()
-                .map(|(ns, name)| {
-                    scope.spawn(move || {
-                        let out = kubectl(
-                            &side.kubeconfig,
-                            &[
-                                "rollout",
-                                "status",
-                                "--watch=false",
-                                "-n",
-                                ns,
-                                &format!("ds/{name}"),
-                            ],
-                        );
-                        format!(
-                            "{ns}/{name}: {}{}",
-                            String::from_utf8_lossy(&out.stdout).trim(),
-                            String::from_utf8_lossy(&out.stderr).trim()
-                        )
-                    })
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = daemonsets
+            .iter()
+            .map(|(ns, name)| {
+                scope.spawn(move || {
+                    let out = kubectl(
+                        &side.kubeconfig,
+                        &[
+                            "rollout",
+                            "status",
+                            "--watch=false",
+                            "-n",
+                            ns,
+                            &format!("ds/{name}"),
+                        ],
+                    );
+                    format!(
+                        "{ns}/{name}: {}{}",
+                        String::from_utf8_lossy(&out.stdout).trim(),
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    )
                 })
-                .collect();
-            runs.into_iter()
-                .map(|run| run.join().expect("a kubectl run"))
-                .collect()
-        })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("a kubectl run"))
+            .collect()
     })
 }
 
@@ -287,20 +303,6 @@ fn rollout_verdicts(side: &Side, daemonsets: &[(String, String)]) -> Vec<String>
 pub(crate) async fn compare(pair: &Pair, what: &str) -> Vec<String> {
     settle_and_compare(pair, what).await;
     let lines = same_scheduling(pair, what).await;
-    let (a, b) = (ds_status(&pair.sim), ds_status(&pair.real));
-    assert_eq!(
-        a,
-        b,
-        "{what}: DaemonSet status fields differ:\n{}",
-        diff(&a, &b)
-    );
-    let (a, b) = (get_ds_wide(&pair.sim), get_ds_wide(&pair.real));
-    assert_eq!(
-        a,
-        b,
-        "{what}: `kubectl get ds -o wide` differs:\n{}",
-        diff(&a, &b)
-    );
     let daemonsets: Vec<(String, String)> = pair
         .real
         .live
@@ -309,10 +311,28 @@ pub(crate) async fn compare(pair: &Pair, what: &str) -> Vec<String> {
         .iter()
         .map(|d| (d.namespace.clone(), d.name.clone()))
         .collect();
-    let (a, b) = (
-        rollout_verdicts(&pair.sim, &daemonsets),
-        rollout_verdicts(&pair.real, &daemonsets),
+    let (sim, real) = on_both(pair, |side| {
+        (
+            ds_status(side),
+            get_ds_wide(side),
+            rollout_verdicts(side, &daemonsets),
+        )
+    });
+    let (a, b) = (sim.0, real.0);
+    assert_eq!(
+        a,
+        b,
+        "{what}: DaemonSet status fields differ:\n{}",
+        diff(&a, &b)
     );
+    let (a, b) = (sim.1, real.1);
+    assert_eq!(
+        a,
+        b,
+        "{what}: `kubectl get ds -o wide` differs:\n{}",
+        diff(&a, &b)
+    );
+    let (a, b) = (sim.2, real.2);
     assert_eq!(
         a,
         b,
@@ -408,6 +428,7 @@ pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes()
         if seed < seeds {
             next = Some(start_in_background(&scenario_of(seed + 1).1));
         }
+        let started = Instant::now();
         let pair = load_both_on(&scenario, prepare(&scenario), cluster).await;
         let result = tokio::spawn({
             let what = format!("seed {seed} ({spec})");
@@ -422,6 +443,10 @@ pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes()
             }
         })
         .await;
+        eprintln!(
+            "seed {seed}: loaded and compared in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
         match result {
             Ok(short) => full_node_cells += short,
             Err(err) => failures.push(format!("seed {seed}: {err}")),

@@ -6,7 +6,7 @@
 //! compared here, and the choice of a workload share is its own small piece of arithmetic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
-use super::{diff, generated, Pair, Side};
+use super::{diff, generated, on_both, Pair, Side};
 use std::time::{Duration, Instant};
 
 /// What the scheduler says of each pod it did not bind, and where each workload pod is: one
@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 /// shows such a cell only as `pending`; this is the why.
 fn scheduling_lines(side: &Side) -> Vec<String> {
     let list: serde_json::Value =
-        serde_json::from_str(&side.kubectl(&["get", "pods", "-A", "-o", "json"]))
-            .expect("a pod list");
+        serde_json::from_str(&side.run(&["get", "pods", "-A", "-o", "json"])).expect("a pod list");
     let mut lines = Vec::new();
     for pod in list["items"].as_array().into_iter().flatten() {
         let (meta, spec) = (&pod["metadata"], &pod["spec"]);
@@ -58,7 +57,7 @@ fn scheduling_lines(side: &Side) -> Vec<String> {
 pub(super) async fn same_scheduling(pair: &Pair, what: &str) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let (a, b) = (scheduling_lines(&pair.sim), scheduling_lines(&pair.real));
+        let (a, b) = on_both(pair, scheduling_lines);
         if a == b {
             return b;
         }
