@@ -12,7 +12,8 @@
 //! (value 1000000, §k.5) asking 500m evicts it too, and an agent naming a class that does not
 //! exist gets no pod, only the Priority admission's refusal, classified the same on both sides.
 //! An agent of the same value but `preemptionPolicy: Never` stays pending on `full` and
-//! evicts nothing.
+//! evicts nothing. Then, on the same pair, the PriorityClasses themselves are compared
+//! (`k8s_priority_classes`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a test stops where it failed
 
 use std::collections::BTreeMap;
@@ -262,6 +263,7 @@ pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message
         "pods \"ghost-agent-\" is forbidden: no PriorityClass with name no-such-class was found",
         "§k.5"
     );
+    crate::k8s_priority_classes::priority_classes_agree(&pair).await;
 }
 
 /// The refusal the dashboard classified for DaemonSet `key` on each side (sim, kubernetes),

@@ -18,6 +18,7 @@ mod fleet_serve;
 mod k8s_admission;
 mod k8s_differential;
 mod k8s_lane;
+mod k8s_priority_classes;
 mod k8s_quota;
 mod k8s_rbac;
 mod k8s_refusals;

@@ -12,6 +12,7 @@ mod list_version;
 mod patch;
 pub(crate) mod pod_security;
 pub(crate) mod priority;
+mod priority_validation;
 mod protobuf;
 mod read;
 mod readyz;

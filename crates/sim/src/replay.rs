@@ -4,8 +4,11 @@
 //! Why: the sim's controller calls the same `domain` rules the dashboard draws with, so a
 //! wrong rule is wrong on both sides. Kubernetes' own kube-controller-manager is the reference;
 //! both clusters must start from the same objects for their matrices to be comparable. Only
-//! what a user creates is replayed (Namespaces, Nodes, DaemonSets): pods, ControllerRevisions
-//! and every status but a node's are the controllers' to make, on both sides.
+//! what a user creates is replayed (Namespaces, PriorityClasses, Nodes, workload pods,
+//! DaemonSets): daemon pods, ControllerRevisions and every status but a node's are the
+//! controllers' to make, on both sides. A workload pod is one no DaemonSet owns, bound by
+//! `spec.nodeName`: it is created before the DaemonSets, so the scheduler sees its node's room
+//! taken (§j.3, §k) and the kubelet stand-in runs it.
 //!
 //! Nodes whose Ready condition is not True get the label [`NO_KUBELET_LABEL`]: the test
 //! harness's kubelet stand-in (kwok) leaves them alone, so they stay NotReady with their pods
@@ -15,8 +18,9 @@
 use super::scenario::settings::{FailureMode, SimulationSettings};
 use super::scenario::Scenario;
 use crate::domain::names;
+use crate::domain::scheduling::priority_class;
 use k8s_openapi::api::apps::v1::DaemonSet;
-use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod, PodSpec};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, PostParams};
@@ -32,6 +36,9 @@ pub struct Replay {
     /// Created after the namespaces, before the DaemonSets whose pods name them (§k.5).
     pub priority_classes: Vec<PriorityClass>,
     pub nodes: Vec<Node>,
+    /// Pods no DaemonSet owns, bound by `spec.nodeName`; created after the nodes, before the
+    /// DaemonSets.
+    pub pods: Vec<Pod>,
     pub daemonsets: Vec<DaemonSet>,
     /// Images whose pods crash-loop (the kubelet stand-in's `KWOK_FAILING_IMAGES`).
     pub failing_images: Vec<String>,
@@ -73,6 +80,31 @@ fn node_is_ready(node: &Node) -> bool {
         .and_then(|s| s.conditions.as_ref())
         .and_then(|c| c.iter().find(|c| c.type_ == "Ready"))
         .is_some_and(|c| c.status == "True")
+}
+
+/// A pod a user made and bound: owned by no DaemonSet, with a `spec.nodeName`. Its spec loses
+/// what the Priority admission writes (`priority`, `preemptionPolicy`), which each API server
+/// computes again from the class, and it has no status.
+fn workload_pod(pod: &Pod) -> Option<Pod> {
+    let owned_by_daemonset = pod
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.kind == "DaemonSet");
+    let spec = pod.spec.as_ref()?;
+    if owned_by_daemonset || spec.node_name.as_deref().unwrap_or_default().is_empty() {
+        return None;
+    }
+    Some(Pod {
+        metadata: user_metadata(&pod.metadata),
+        spec: Some(PodSpec {
+            priority: None,
+            preemption_policy: None,
+            ..spec.clone()
+        }),
+        status: None,
+    })
 }
 
 /// The user-made objects of `scenario`, ready to be created in any API server.
@@ -140,9 +172,14 @@ pub fn prepare(scenario: &Scenario) -> Replay {
         .filter(|f| f.mode == FailureMode::CrashLoopBackOff)
         .map(|f| f.image.clone())
         .collect();
+    // The built-in classes exist on both sides from the start (§k.5): creating them again
+    // would be refused as AlreadyExists.
     let priority_classes = scenario
         .priority_classes
         .iter()
+        .filter(|c| {
+            priority_class::system_class(c.metadata.name.as_deref().unwrap_or_default()).is_none()
+        })
         .map(|c| PriorityClass {
             metadata: user_metadata(&c.metadata),
             ..c.clone()
@@ -152,6 +189,7 @@ pub fn prepare(scenario: &Scenario) -> Replay {
         namespaces,
         priority_classes,
         nodes,
+        pods: scenario.pods.iter().filter_map(workload_pod).collect(),
         daemonsets,
         failing_images,
     }
@@ -192,6 +230,9 @@ impl Replay {
         for node in &self.nodes {
             docs.push(with_kind(node, "v1", "Node")?);
         }
+        for pod in &self.pods {
+            docs.push(with_kind(pod, "v1", "Pod")?);
+        }
         for ds in &self.daemonsets {
             docs.push(with_kind(ds, "apps/v1", "DaemonSet")?);
         }
@@ -202,7 +243,8 @@ impl Replay {
     }
 
     /// Creates every object in the cluster `client` talks to (namespaces that exist already
-    /// are kept), in the order a user would: namespaces, PriorityClasses, nodes, then DaemonSets.
+    /// are kept), in the order a user would: namespaces, PriorityClasses, nodes, workload pods,
+    /// then DaemonSets.
     pub async fn create_all(&self, client: &Client) -> Result<(), ReplayError> {
         let pp = PostParams::default();
         let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -226,6 +268,13 @@ impl Replay {
                 .create(&pp, node)
                 .await
                 .map_err(|source| create_error("Node", &node.metadata, source))?;
+        }
+        for pod in &self.pods {
+            let namespace = pod.metadata.namespace.as_deref().unwrap_or("default");
+            Api::<Pod>::namespaced(client.clone(), namespace)
+                .create(&pp, pod)
+                .await
+                .map_err(|source| create_error("Pod", &pod.metadata, source))?;
         }
         for ds in &self.daemonsets {
             let namespace = ds.metadata.namespace.as_deref().unwrap_or("default");
@@ -260,79 +309,4 @@ fn with_kind<T: serde::Serialize>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::parse_str;
-
-    const SCENARIO: &str = r#"
-apiVersion: daemonscope.dev/v1alpha1
-kind: SimulationSettings
-metadata: {name: t}
-spec:
-  failingImages:
-  - {image: 'agent:2'}
-  - {image: 'agent:3', mode: ImagePullBackOff}
----
-apiVersion: v1
-kind: Node
-metadata: {name: up, uid: u1, resourceVersion: "7", labels: {a: b}}
-status: {conditions: [{type: Ready, status: "True"}]}
----
-apiVersion: v1
-kind: Node
-metadata: {name: down, uid: u2}
-status: {conditions: [{type: Ready, status: "False"}]}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: kube-system, uid: d1, generation: 3,
-  annotations: {deprecated.daemonset.template.generation: "3"}}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {containers: [{name: c, image: 'agent:1'}]}
-status: {desiredNumberScheduled: 2, currentNumberScheduled: 2, numberMisscheduled: 0, numberReady: 2}
-"#;
-
-    #[test]
-    fn server_set_fields_are_dropped_and_not_ready_nodes_get_no_kubelet() {
-        let scenario = parse_str(SCENARIO, "t").expect("test scenario parses");
-        let replay = prepare(&scenario);
-        let up = &replay.nodes[0];
-        assert_eq!(up.metadata.uid, None);
-        assert_eq!(up.metadata.resource_version, None);
-        assert!(!up
-            .metadata
-            .labels
-            .as_ref()
-            .is_some_and(|l| l.contains_key(NO_KUBELET_LABEL)));
-        let down = &replay.nodes[1];
-        assert_eq!(
-            down.metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get(NO_KUBELET_LABEL))
-                .map(String::as_str),
-            Some("true")
-        );
-        let ds = &replay.daemonsets[0];
-        assert_eq!(ds.status, None);
-        assert_eq!(ds.metadata.generation, None);
-        assert_eq!(ds.metadata.annotations, None);
-        // Only crash-looping images: kwok cannot make an image fail to pull.
-        assert_eq!(replay.failing_images, vec!["agent:2".to_string()]);
-    }
-
-    #[test]
-    fn the_sim_scenario_parses_back_to_the_same_objects() {
-        let scenario = parse_str(SCENARIO, "t").expect("test scenario parses");
-        let replay = prepare(&scenario);
-        let text = replay.to_sim_scenario().expect("serializes");
-        let again = parse_str(&text, "replayed").expect("replayed scenario parses");
-        assert_eq!(again.nodes.len(), 2);
-        assert_eq!(again.daemonsets[0].spec, scenario.daemonsets[0].spec);
-        assert_eq!(again.settings.failing_images.len(), 1);
-        assert_eq!(again.settings.failing_images[0].image, "agent:2");
-    }
-}
+mod tests;

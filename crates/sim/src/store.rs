@@ -9,12 +9,13 @@
 //! HTTP API uses the `*_value` and raw readers; both go through the same write paths, so the
 //! rules (409 on a stale resourceVersion, no event for a no-op update, generation bumps,
 //! graceful pod deletion, garbage collection of a DaemonSet's pods) hold for both.
+mod default_tolerations;
 mod defaults;
 mod fields;
 pub mod history;
 mod kind;
 mod list;
-mod priority;
+pub(crate) mod priority;
 pub mod selector;
 mod snapshot;
 mod typed;
@@ -342,6 +343,7 @@ impl Store {
             // A fresh store cannot hold these names yet.
             let _ = store.create_value(Kind::Namespace, obj, false);
         }
+        priority::create_system_classes(&store);
         store
     }
 

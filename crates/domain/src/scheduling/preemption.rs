@@ -11,15 +11,11 @@ use crate::resources::fit::Amounts;
 
 use super::unschedulable::{reject, HostPort, NodeRoom, Rejection};
 
-/// The value of a built-in PriorityClass (`pkg/apis/scheduling` `SystemPriorityClasses`), which
-/// the Priority admission writes into `spec.priority`: `system-node-critical` 2000001000,
-/// `system-cluster-critical` 2000000000; None for any other name.
+/// The value of a built-in PriorityClass (§k.5, `SYSTEM_CLASSES`), which the Priority admission
+/// writes into `spec.priority`: `system-node-critical` 2000001000, `system-cluster-critical`
+/// 2000000000; None for any other name. For a pod whose `spec.priority` was never set.
 pub fn builtin_priority(class: &str) -> Option<i32> {
-    match class {
-        "system-node-critical" => Some(2_000_001_000),
-        "system-cluster-critical" => Some(2_000_000_000),
-        _ => None,
-    }
+    super::priority_class::system_class(class).map(|c| c.value)
 }
 
 /// A pod bound to the node, as preemption sees it.

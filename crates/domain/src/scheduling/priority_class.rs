@@ -7,10 +7,55 @@
 //! both for pods created through its API and for the DaemonSet controller's pods, so the rule
 //! lives once, here.
 
-use super::preemption::builtin_priority;
+pub mod validation;
 
 /// `PreemptLowerPriority`, the policy of a class that sets none and of a pod without a class.
 pub const PREEMPT_LOWER_PRIORITY: &str = "PreemptLowerPriority";
+
+/// `Never`, the policy of a class whose pods wait rather than evict (§k.4).
+pub const PREEMPT_NEVER: &str = "Never";
+
+/// A built-in PriorityClass, as kube-apiserver's post-start hook creates it
+/// (`pkg/apis/scheduling/v1/helpers.go`, `systemPriorityClasses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SystemClass {
+    /// `metadata.name`.
+    pub name: &'static str,
+    /// `value`.
+    pub value: i32,
+    /// `description`, word for word.
+    pub description: &'static str,
+}
+
+/// The two classes every cluster has from its start (§k.5), in kube-apiserver's order. The one
+/// table of their values: the sim stores them as objects at start and resolves pods against
+/// the store; the dashboard reads a value from here only where it has no object to read.
+pub const SYSTEM_CLASSES: [SystemClass; 2] = [
+    SystemClass {
+        name: "system-node-critical",
+        value: SYSTEM_CRITICAL_PRIORITY + 1000,
+        description: "Used for system critical pods that must not be moved from their current node.",
+    },
+    SystemClass {
+        name: "system-cluster-critical",
+        value: SYSTEM_CRITICAL_PRIORITY,
+        description: "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    },
+];
+
+/// `HighestUserDefinablePriority`: a class not named `system-...` may not go above it.
+pub const HIGHEST_USER_DEFINABLE_PRIORITY: i32 = 1_000_000_000;
+
+/// `SystemCriticalPriority`, the start of the built-in classes' range.
+const SYSTEM_CRITICAL_PRIORITY: i32 = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
+
+/// `SystemPriorityClassPrefix`: names with it are reserved for [`SYSTEM_CLASSES`].
+pub const SYSTEM_PREFIX: &str = "system-";
+
+/// The built-in class named `name`, if it is one.
+pub fn system_class(name: &str) -> Option<&'static SystemClass> {
+    SYSTEM_CLASSES.iter().find(|c| c.name == name)
+}
 
 /// One PriorityClass object, as the admission reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +85,7 @@ pub struct Resolved {
 /// `pods "<name>" is forbidden: <cause>`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
-    /// The pod names a class that is neither built in nor stored.
+    /// The pod names a class that is not stored (the built-ins are stored objects too).
     #[error("no PriorityClass with name {0} was found")]
     UnknownClass(String),
     /// The pod set `spec.priority` to another value than its class's.
@@ -70,8 +115,9 @@ fn global_default(classes: &[ClassInfo]) -> Option<&ClassInfo> {
         .min_by_key(|c| c.value)
 }
 
-/// Resolve a new pod's class (`class_name`, empty meaning none) against the stored `classes`;
-/// the built-in `system-*` classes are known without being stored. `given_priority` and
+/// Resolve a new pod's class (`class_name`, empty meaning none) against the stored `classes`,
+/// the built-ins among them: kube-apiserver v1.37 reads its lister only (`resolvePriorityClass`),
+/// so a deleted or never-created built-in is refused like any other name. `given_priority` and
 /// `given_policy` are what the pod already set: a different value is refused.
 pub fn resolve(
     class_name: Option<&str>,
@@ -93,14 +139,11 @@ pub fn resolve(
             },
         },
         Some(name) => {
-            let (priority, policy) = match builtin_priority(name) {
-                Some(value) => (value, PREEMPT_LOWER_PRIORITY.to_string()),
-                None => classes
-                    .iter()
-                    .find(|c| c.name == name)
-                    .map(|c| (c.value, c.preemption_policy.clone()))
-                    .ok_or_else(|| Refusal::UnknownClass(name.to_string()))?,
-            };
+            let (priority, policy) = classes
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| (c.value, c.preemption_policy.clone()))
+                .ok_or_else(|| Refusal::UnknownClass(name.to_string()))?;
             Resolved {
                 class_name: Some(name.to_string()),
                 priority,
@@ -146,10 +189,21 @@ mod tests {
     }
 
     #[test]
-    fn built_in_classes_need_no_object() {
-        let r = resolve(Some("system-node-critical"), None, None, &[]).unwrap();
+    fn built_in_classes_resolve_from_the_stored_objects_only() {
+        let stored: Vec<ClassInfo> = SYSTEM_CLASSES
+            .iter()
+            .map(|c| class(c.name, c.value, false, PREEMPT_LOWER_PRIORITY))
+            .collect();
+        let r = resolve(Some("system-node-critical"), None, None, &stored).unwrap();
         assert_eq!(r.priority, 2_000_001_000);
         assert_eq!(r.preemption_policy, PREEMPT_LOWER_PRIORITY);
+        let cluster = resolve(Some("system-cluster-critical"), None, None, &stored).unwrap();
+        assert_eq!(cluster.priority, 2_000_000_000);
+        // Without the object, kube-apiserver v1.37 has no fallback table.
+        assert_eq!(
+            resolve(Some("system-node-critical"), None, None, &[]),
+            Err(Refusal::UnknownClass("system-node-critical".into()))
+        );
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub fn create(
         }
     }
     crate::validation::check(rp.kind, &obj)?;
+    if rp.kind == Kind::PriorityClass {
+        super::priority_validation::check_create(&state.store, &obj)?; // §k.5
+    }
     // Validating admission after validation, as kube-apiserver orders them: Pod Security (§l.3).
     if rp.kind == Kind::Pod {
         if let Ok(pod) = serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(obj.clone()) {
@@ -160,6 +163,9 @@ pub fn update(
     let (obj, warnings) = validate::normalize(rp.kind, &obj, directive)?;
     if target(rp) == UpdateTarget::Object {
         crate::validation::check(rp.kind, &obj)?;
+        if rp.kind == Kind::PriorityClass {
+            super::priority_validation::check_update(&state.store, &obj)?; // §k.5
+        }
     }
     if params.dry_run {
         let response = json_response(StatusCode::OK, obj.to_string());
@@ -245,6 +251,9 @@ pub fn patch(
         let (obj, warnings) = validate::normalize(rp.kind, &doc, directive)?;
         if target(rp) == UpdateTarget::Object {
             crate::validation::check(rp.kind, &obj)?;
+            if rp.kind == Kind::PriorityClass {
+                super::priority_validation::check_update(&state.store, &obj)?; // §k.5
+            }
         }
         if params.dry_run {
             let response = json_response(StatusCode::OK, obj.to_string());
@@ -304,6 +313,9 @@ pub fn delete(
 ) -> Result<Response, ApiError> {
     let opts = delete_options(params, body)?;
     let name = rp.name.clone().unwrap_or_default();
+    if rp.kind == Kind::PriorityClass {
+        super::priority_validation::check_delete(&name)?; // §k.5
+    }
     if params.dry_run {
         let obj = state
             .store

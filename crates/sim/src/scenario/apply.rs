@@ -9,6 +9,7 @@
 //! controller recognises the current revision (§d.4).
 
 use super::Scenario;
+use crate::domain::scheduling::priority_class::system_class;
 use crate::store::{Store, StoreError, StoreSettings};
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -56,12 +57,16 @@ pub fn apply(scenario: &Scenario, store: &Store) -> Result<(), ApplyError> {
         }
     }
     // Before any pod: the Priority admission resolves a pod's class when it is created (§k.5).
+    // The built-ins are already stored, as on a cluster (a scenario exported from one lists them).
     for class in &scenario.priority_classes {
         let mut class = class.clone();
         class.metadata.resource_version = None;
-        store
-            .create(class.clone())
-            .map_err(|e| fail(describe("PriorityClass", &class.metadata), e))?;
+        let name = class.metadata.name.as_deref().unwrap_or_default();
+        match store.create(class.clone()) {
+            Ok(_) => {}
+            Err(StoreError::AlreadyExists { .. }) if system_class(name).is_some() => {}
+            Err(e) => return Err(fail(describe("PriorityClass", &class.metadata), e)),
+        }
     }
     // Quotas before any pod as well; the store keeps their status from then on (§l.6).
     for quota in &scenario.resource_quotas {

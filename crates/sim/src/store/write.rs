@@ -190,6 +190,9 @@ impl Store {
                 // spec.templateGeneration, at least 1 on create) in this annotation (§d.4).
                 let generation = template_generation(meta).max(1);
                 set_template_generation(meta, generation);
+            } else if kind == Kind::PriorityClass {
+                // Its strategy's PrepareForCreate; no update moves it (§k.5).
+                meta.insert("generation".to_string(), json!(1));
             } else {
                 meta.remove("generation");
             }
@@ -208,6 +211,7 @@ impl Store {
         defaults::apply(kind, &mut obj);
         if kind == Kind::Pod {
             super::priority::admit_new_pod(st, &mut obj);
+            super::default_tolerations::admit_new_pod(&mut obj);
         }
         let stored = Arc::new(finalize(kind, obj, st.rv + 1)?);
         self.commit(st, EventType::Added, stored.clone(), None);
