@@ -97,10 +97,19 @@ pub(super) async fn sse_messages<T: serde::de::DeserializeOwned + std::fmt::Debu
     response: axum::response::Response,
     n: usize,
 ) -> Vec<(String, T)> {
+    sse_messages_until(response, |events: &[(String, T)]| events.len() >= n).await
+}
+
+/// The feed's messages until `done` says the ones read so far are enough (each read waits at
+/// most 5 s): for a test that must skip messages whose number depends on timing.
+pub(super) async fn sse_messages_until<T: serde::de::DeserializeOwned + std::fmt::Debug>(
+    response: axum::response::Response,
+    done: impl Fn(&[(String, T)]) -> bool,
+) -> Vec<(String, T)> {
     let mut stream = response.into_body().into_data_stream();
     let mut buffer = String::new();
     let mut events = Vec::new();
-    while events.len() < n {
+    while !done(&events) {
         let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
         let Ok(Some(Ok(bytes))) = chunk else {
             panic!("the feed ended or stalled after {events:?}")
