@@ -239,11 +239,15 @@ test-alerts: deps-apt
 	promtool check rules deploy/prometheus/daemonscope-rules.yaml
 	promtool test rules deploy/prometheus/tests/*.yaml
 
-# Three test threads on two cores: the `it` suite's tests mostly wait on control planes, sims and
-# servers (the differential lanes on settled quiet periods), so a third thread fills the waits
-# (tests/it/k8s_lane.rs says why its two lanes are separate tests).
+# The unit tests on two threads, then the `it` suite with three: its
+# tests mostly wait on control planes, sims and servers (the differential lanes on settled quiet
+# periods), so a third thread fills the waits (tests/it/k8s_lane.rs says why its two lanes are
+# separate tests). Not the unit tests: at three threads the daemonscope lib's SSR test
+# `web::tests_headers::a_page_allows_exactly_the_inline_scripts_that_carry_its_nonce` hung in
+# 4 of 11 runs (never seen at two; not yet understood). There are no doctests.
 test-rust:
-	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr -- --test-threads 3
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --lib --bins -- --test-threads 2
+	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- --test-threads 3
 
 # Unused dependencies fail the build itself: every library has
 # #![cfg_attr(not(test), deny(unused_crate_dependencies))] (no tool to install).
