@@ -398,7 +398,7 @@ pub(crate) fn both(pair: &Pair, args: &[&str]) {
     pair.real.kubectl(args);
 }
 
-/// Run by `k8s_lane` (one comparison against a control plane at a time).
+/// Run by a lane of `k8s_lane` (each lane runs one comparison at a time).
 pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
     let mut failures = Vec::new();
     let mut full_node_cells = 0;
@@ -460,7 +460,7 @@ pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes()
     );
 }
 
-/// Run by `k8s_lane` (one comparison against a control plane at a time).
+/// Run by a lane of `k8s_lane` (each lane runs one comparison at a time).
 pub(crate) async fn the_demo_cluster_and_the_same_changes_agree_with_kubernetes() {
     let pair = load_both(demo(), |_| {}).await;
     compare(&pair, "demo scenario").await;
@@ -592,7 +592,7 @@ fn sample(snapshot: &MatrixSnapshot, peak: &mut Peak) {
     }
 }
 
-/// Run by `k8s_lane` (one comparison against a control plane at a time).
+/// Run by a lane of `k8s_lane` (each lane runs one comparison at a time).
 pub(crate) async fn rollouts_stay_within_the_same_budget_as_kubernetes() {
     let pair = load_both(rollout_scenario(), |_| {}).await;
     compare(&pair, "rollout scenario").await;

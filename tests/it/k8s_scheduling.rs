@@ -169,7 +169,7 @@ async fn same_conditions(pair: &Pair) -> BTreeMap<String, String> {
     }
 }
 
-/// Run by `k8s_lane` (one comparison against a control plane at a time).
+/// Run by a lane of `k8s_lane` (each lane runs one comparison at a time).
 pub(crate) async fn pending_daemon_pods_carry_kube_schedulers_reason_and_message_in_the_sim_too() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let nodes = [

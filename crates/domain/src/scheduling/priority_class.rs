@@ -170,7 +170,8 @@ pub fn resolve(
 mod tests {
     use super::*;
 
-    fn class(name: &str, value: i32, global_default: bool, policy: &str) -> ClassInfo {
+    /// A class as the store hands it to the rules (also `validation`'s tests' builder).
+    pub(super) fn class(name: &str, value: i32, global_default: bool, policy: &str) -> ClassInfo {
         ClassInfo {
             name: name.into(),
             value,

@@ -149,16 +149,8 @@ pub fn delete_refusal(name: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::class;
     use super::*;
-
-    fn class(name: &str, value: i32, global_default: bool, policy: &str) -> ClassInfo {
-        ClassInfo {
-            name: name.into(),
-            value,
-            global_default,
-            preemption_policy: policy.into(),
-        }
-    }
 
     fn texts(fields: &[Invalid]) -> Vec<String> {
         fields
