@@ -22,14 +22,7 @@ pub fn check_create(store: &Store, obj: &Value) -> Result<(), ApiError> {
         return Ok(());
     };
     let fields = validation::create_fields(&class);
-    if !fields.is_empty() {
-        return Err(crate::validation::invalid_error(
-            Kind::PriorityClass,
-            &class.name,
-            &fields,
-        ));
-    }
-    admission(store, &class, Write::Create)
+    invalid_or_admitted(store, &class, &fields, Write::Create)
 }
 
 /// A replaced class (PUT or PATCH): 422 when `value` or `preemptionPolicy` changed, else 403
@@ -48,14 +41,25 @@ pub fn check_update(store: &Store, obj: &Value) -> Result<(), ApiError> {
         return Ok(());
     };
     let fields = validation::update_fields(&class, &old);
+    invalid_or_admitted(store, &class, &fields, Write::Update)
+}
+
+/// kube-apiserver's order for a class write: validation's 422 first, then the Priority
+/// admission plugin's 403.
+fn invalid_or_admitted(
+    store: &Store,
+    class: &ClassInfo,
+    fields: &[crate::domain::validation::Invalid],
+    write: Write,
+) -> Result<(), ApiError> {
     if !fields.is_empty() {
         return Err(crate::validation::invalid_error(
             Kind::PriorityClass,
             &class.name,
-            &fields,
+            fields,
         ));
     }
-    admission(store, &class, Write::Update)
+    admission(store, class, write)
 }
 
 fn admission(store: &Store, class: &ClassInfo, write: Write) -> Result<(), ApiError> {
