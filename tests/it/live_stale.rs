@@ -237,11 +237,19 @@ async fn a_watch_held_open_but_silenced_is_restarted_within_the_bound() -> TestR
         std::future::ready(Some(expected(&sim.store)))
     })
     .await;
+    // The matrix can match before the last watcher's first list is in (CI once counted 3
+    // of the 4): only then is every watch idle, and a later list is a restart.
+    until_within(
+        "every matrix watcher listed once",
+        Patience::SIM.timeout,
+        || dash.relists_by_resource().len() >= MATRIX.len() && all_live_sim(&dash.live),
+    )
+    .await;
     // Idle but healthy for twice the bound: the bookmarks keep every watch alive.
-    let relists = dash.relists();
+    let relists = dash.relists_by_resource();
     tokio::time::sleep(TUNED_IDLE.quiet_after * 2).await;
     assert_eq!(
-        dash.relists(),
+        dash.relists_by_resource(),
         relists,
         "an idle healthy watch was restarted"
     );
@@ -268,11 +276,15 @@ const TUNED_REAL: Freshness = Freshness {
 async fn kube_apiserver_without_etcd_is_stale_with_the_storage_cause_and_a_silenced_watch_restarts(
 ) -> TestResult {
     let (backend, dash) = live_k8s::converged_start_tuned(TUNED_REAL).await?;
+    until_within("every matrix watcher listed once", REAL.timeout, || {
+        dash.relists_by_resource().len() >= MATRIX.len() && all_live(&dash)
+    })
+    .await;
     // Idle but healthy for one and a half bounds: no watch is taken for quiet.
-    let relists = dash.relists();
+    let relists = dash.relists_by_resource();
     tokio::time::sleep(TUNED_REAL.quiet_after * 3 / 2).await;
     assert_eq!(
-        dash.relists(),
+        dash.relists_by_resource(),
         relists,
         "an idle healthy watch was restarted"
     );

@@ -201,11 +201,20 @@ impl Dashboard {
 
     /// How many (re)lists the watchers have done, from `/metrics`.
     pub fn relists(&self) -> u64 {
+        self.relists_by_resource().values().sum()
+    }
+
+    /// The (re)lists per watched resource, from `/metrics`: a failing test says which
+    /// watcher relisted, not only that one did.
+    pub fn relists_by_resource(&self) -> std::collections::BTreeMap<String, u64> {
         let text = self.live.metrics().encode().unwrap_or_default();
         text.lines()
-            .filter(|l| l.starts_with("daemonscope_watch_relists_total"))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-            .sum()
+            .filter_map(|l| l.strip_prefix("daemonscope_watch_relists_total"))
+            .filter_map(|l| {
+                let (labels, count) = l.rsplit_once(' ')?;
+                Some((labels.to_string(), count.parse::<u64>().ok()?))
+            })
+            .collect()
     }
 }
 
