@@ -239,12 +239,12 @@ test-alerts: deps-apt
 	promtool check rules deploy/prometheus/daemonscope-rules.yaml
 	promtool test rules deploy/prometheus/tests/*.yaml
 
-# The unit tests on two threads, then the `it` suite with three: its
-# tests mostly wait on control planes, sims and servers (the differential lanes on settled quiet
-# periods), so a third thread fills the waits (tests/it/k8s_lane.rs says why its two lanes are
-# separate tests). Not the unit tests: at three threads the daemonscope lib's SSR test
-# `web::tests_headers::a_page_allows_exactly_the_inline_scripts_that_carry_its_nonce` hung in
-# 4 of 11 runs (never seen at two; not yet understood). There are no doctests.
+# The unit tests on two threads (CPU-bound: a third does not help on 2 cores), then the `it`
+# suite with three: its tests mostly wait on control planes, sims and servers (the differential
+# lanes on settled quiet periods), so a third thread fills the waits (tests/it/k8s_lane.rs says
+# why its two lanes are separate tests). The SSR unit tests that once hung side by side were a
+# route list generated per router during another test's render (`web::route_list` says why).
+# There are no doctests.
 test-rust:
 	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --lib --bins -- --test-threads 2
 	KUBECTL=$(TOOLS)/bin/kubectl cargo test --features ssr --test it -- --test-threads 3

@@ -155,9 +155,24 @@ impl AppState {
     }
 }
 
+/// The app's routes, generated once per process.
+///
+/// Why once: leptos_axum's route generation renders the app with a process-global flag set
+/// (`SuppressResourceLoad`), and a resource first polled by any other thread while it is set
+/// waits for ever (leptos issue #4773). A second router built while a page renders (the unit
+/// tests build one per test, side by side) hung that page's stream mid-body: the SSR test hang
+/// of issue 27. Generated once, before the first router exists, no render can overlap it.
+fn route_list() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> =
+        std::sync::OnceLock::new();
+    ROUTES
+        .get_or_init(|| generate_route_list(crate::app::App))
+        .clone()
+}
+
 /// The whole application as one router (testable with `oneshot`).
 pub fn router(state: AppState) -> Router {
-    let routes = generate_route_list(crate::app::App);
+    let routes = route_list();
     let options = state.leptos_options.clone();
     // What the server functions and the server-side render read; `web` provides it, they
     // never name `web` (no import cycle).
