@@ -80,3 +80,38 @@ async fn a_refused_or_unlisted_resource_is_not_a_404_and_says_which() {
     let html = text(response).await;
     assert!(html.contains(r#"data-error="unavailable""#), "{html}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_render_to_their_end_while_other_routers_are_built_beside_them() {
+    // Issue 27: building a router generated leptos_axum's route list, which renders the app
+    // under a process-global "suppress resource loads" flag; a page whose resource was first
+    // polled meanwhile never ended its stream (the SSR unit tests hung side by side). The
+    // route list is generated once per process (`web::route_list`).
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+    /// Stops the builder however the test ends: a failed render must fail, not wait for it.
+    struct StopOnDrop(Arc<AtomicBool>);
+    impl Drop for StopOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let guard = StopOnDrop(stop.clone());
+    let building = tokio::task::spawn_blocking(move || {
+        while !stop.load(Ordering::Relaxed) {
+            drop(app(synced()));
+        }
+    });
+    for uri in ["/", "/node/a", "/ds/kube-system/log", "/node/ghost"].repeat(5) {
+        let page = tokio::time::timeout(Duration::from_secs(10), async {
+            text(get(app(synced()), uri).await).await
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{uri} did not end within 10 s beside a router being built"));
+        assert!(page.trim_end().ends_with("</script>"), "{uri}: {page}");
+    }
+    drop(guard);
+    building.await.expect("the router builder ended");
+}
