@@ -1,7 +1,7 @@
 // Repaint benchmark (issue 27 item 6): how long from a change in the cluster to the changed
 // cell repainted in Chromium, on the demo.
 //
-//   node end2end/bench/repaint.mjs [--runs 40] [--bin target/debug/daemonscope]
+//   node end2end/bench/repaint.mjs [--runs 40] [--bin target/debug/daemonscope] [--trace [--dump]]
 //
 // Starts `daemonscope serve --demo` on a free port, opens the matrix in headless Chromium,
 // waits for hydration and the live feed, then --runs times: a NoExecute taint on worker-2
@@ -26,6 +26,18 @@ const browser = await chromium.launch({
   args: ["--headless", "--no-sandbox", "--disable-gpu"],
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+// --trace: every live message's arrival in the browser (DevTools' EventSource events), so a
+// slow sample says whether the server sent late or the page painted late.
+const TRACE = process.argv.includes("--trace");
+const DUMP = process.argv.includes("--dump"); // --trace --dump: and each message's JSON
+const arrivals = [];
+if (TRACE) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  cdp.on("Network.eventSourceMessageReceived", (e) =>
+    arrivals.push({ at: performance.now(), event: e.eventName, bytes: e.data.length, data: e.data }),
+  );
+}
 await page.goto(`${base}/?problems=0&group=none`);
 await page.locator('main[data-hydrated="true"]').waitFor();
 await page.locator('[data-live="live"]').waitFor();
@@ -52,7 +64,17 @@ const timeRepaint = async (from, change) => {
   const t0 = performance.now();
   await change();
   await changed;
-  return performance.now() - t0;
+  const took = performance.now() - t0;
+  if (TRACE) {
+    const after = arrivals.filter((a) => a.at >= t0 && a.at <= t0 + took + 5);
+    const offset = (a) => `+${(a.at - t0).toFixed(0)}ms`;
+    if (DUMP) for (const a of after) console.log(`  ${offset(a)} ${a.data}`);
+    const shown = after
+      .map((a) => `${offset(a)} ${a.event} ${a.bytes}B${a.data.includes(NODE) ? ` (names ${NODE})` : ""}`)
+      .join("; ");
+    console.log(`${from} -> changed in ${took.toFixed(0)} ms; messages: ${shown || "none"}`);
+  }
+  return took;
 };
 
 const first = await state();
