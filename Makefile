@@ -26,7 +26,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # --no-install-recommends; on a machine run by systemd its prometheus service starts too.
 APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22 binaryen chromium prometheus
 
-.PHONY: help deps deps-apt deps-rust deps-toolchain deps-wasm-bindgen deps-npm deps-kubectl k8s ship image image-debug deploy-manifests prometheus-rule build build-wasm wasm-compile build-server site \
+.PHONY: help deps deps-apt deps-rust deps-toolchain deps-npm deps-kubectl wasm-bindgen-agrees k8s ship image image-debug deploy-manifests prometheus-rule build build-wasm wasm-compile build-server site \
 	run test test-build test-one-binary test-rust test-alerts test-e2e test-k8s lint fmt-check release release-wasm wasm-size bench bench-pages screenshots fuzz fuzz-replay clean-site
 
 help:
@@ -50,15 +50,10 @@ deps-apt:
 	@case "$$(dpkg-query -W -f='$${Version}' rustc-web)" in 1.9[6-9]*|1.[1-9][0-9][0-9]*) ;; \
 	  *) echo "rustc-web must be >= 1.96 (bookworm-security); got $$(dpkg-query -W -f='$${Version}' rustc-web)"; exit 1;; esac
 
-deps-rust: deps-toolchain deps-wasm-bindgen
+deps-rust: deps-toolchain
 
 deps-toolchain:
 	@rustup toolchain list | grep -q '^debian-web' || rustup toolchain link debian-web /usr
-
-# A release build of wasm-bindgen-cli (~7 min cold): `make test` runs it beside the other builds.
-deps-wasm-bindgen:
-	@wasm-bindgen --version 2>/dev/null | grep -qx 'wasm-bindgen $(WASM_BINDGEN_VERSION)' || \
-	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 
 deps-npm:
 	@test -x end2end/node_modules/.bin/playwright && test -d end2end/node_modules/@axe-core/playwright || (cd end2end && npm install --no-audit --no-fund)
@@ -159,31 +154,44 @@ build: build-wasm build-server site
 # tools/sync-pkg.sh then copies into $(PKG) only what changed, so an unchanged WASM leaves
 # $(PKG)'s files (and the `embed-site` build, which includes them) untouched.
 define split-and-bind
-	@key="$$(cat $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(WASM_SPLIT) | sha256sum) $$(wasm-bindgen --version) $(2)"; \
+	@key="$$(cat $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(WASM_SPLIT) $(WASM_BIND) | sha256sum) $(2)"; \
 	if [ "$$(cat $(FRONT)/bind-$(1)/.key 2>/dev/null)" = "$$key" ]; then \
 	  echo "$(1): the module is unchanged since it was last split and bound"; \
 	else \
 	  set -e; rm -rf $(FRONT)/bind-$(1); mkdir -p $(FRONT)/bind-$(1); \
-	  echo "$(WASM_SPLIT) $(1)/daemonscope.wasm && wasm-bindgen $(2)"; \
+	  echo "$(WASM_SPLIT) $(1)/daemonscope.wasm && $(WASM_BIND) $(2)"; \
 	  $(WASM_SPLIT) $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope.wasm $(FRONT)/bind-$(1) \
 	    $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm daemonscope; \
-	  wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle $(2) --out-dir $(FRONT)/bind-$(1) \
-	    --out-name daemonscope $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm; \
+	  $(WASM_BIND) $(FRONT)/wasm32-unknown-unknown/$(1)/daemonscope_split.wasm $(FRONT)/bind-$(1) daemonscope $(2); \
 	  echo "$$key" > $(FRONT)/bind-$(1)/.key; \
 	fi
 	tools/sync-pkg.sh $(FRONT)/bind-$(1) $(PKG)
 endef
 
-# The splitter: a small release build (its own workspace and lock, tools/wasm-split; ~1 min of
-# CPU from empty, then cached in .tools/bin until its sources change).
+# The splitter and the binder: one small release build (its own workspace and lock,
+# tools/wasm-split), cached in .tools/bin until its sources change. The binder is wasm-bindgen's
+# own library behind the options the build uses (tools/wasm-split/src/bin/wasm-bind.rs says why
+# not `cargo install wasm-bindgen-cli`); its version must be the `wasm-bindgen` crate's in
+# Cargo.lock, which wasm-bindgen-agrees checks.
 WASM_SPLIT := $(TOOLS)/bin/wasm-split
-$(WASM_SPLIT): tools/wasm-split/Cargo.toml tools/wasm-split/Cargo.lock tools/wasm-split/src/main.rs
+WASM_BIND := $(TOOLS)/bin/wasm-bind
+WASM_POST_SOURCES := tools/wasm-split/Cargo.toml tools/wasm-split/Cargo.lock tools/wasm-split/src/main.rs \
+	tools/wasm-split/src/bin/wasm-bind.rs
+$(WASM_SPLIT) $(WASM_BIND) &: $(WASM_POST_SOURCES)
 	+cargo build --release --locked --manifest-path tools/wasm-split/Cargo.toml --target-dir target/tools
-	@mkdir -p $(TOOLS)/bin && cp target/tools/release/wasm-split $@
+	@mkdir -p $(TOOLS)/bin && cp target/tools/release/wasm-split $(WASM_SPLIT) && cp target/tools/release/wasm-bind $(WASM_BIND)
+
+# Both locks pin wasm-bindgen at WASM_BINDGEN_VERSION: glue from another version than the crate
+# the WASM links fails at load ("wasm-bindgen schema version mismatch") or worse.
+wasm-bindgen-agrees:
+	@for lock in Cargo.lock tools/wasm-split/Cargo.lock; do \
+	  got="$$(grep -A1 -E '^name = "wasm-bindgen(-cli-support)?"$$' $$lock | sed -n 's/^version = "\(.*\)"/\1/p' | sort -u)"; \
+	  [ "$$got" = "$(WASM_BINDGEN_VERSION)" ] || { echo "$$lock: wasm-bindgen $$got, but the binder is $(WASM_BINDGEN_VERSION) (Makefile WASM_BINDGEN_VERSION): they must agree"; exit 1; }; \
+	done
 
 # --remove-name-section: wasm-bindgen would add 27 MB of function names to a 4 MB module (a
 # module over 8 MiB is also sent uncompressed); a panic's message still reaches the console.
-build-wasm: wasm-compile deps-wasm-bindgen $(WASM_SPLIT)
+build-wasm: wasm-compile wasm-bindgen-agrees $(WASM_SPLIT) $(WASM_BIND)
 	$(call split-and-bind,$(WASM_PROFILE),--remove-name-section)
 
 # `cargo rustc --crate-type cdylib`: the crate is an rlib for every other build (Cargo.toml).
@@ -287,7 +295,7 @@ screenshots:
 # `wasm-opt --converge` repeats -Oz until nothing shrinks (-1,075 raw, -4,063 gzip; ~50 s, not 15).
 # Figures per change: README.md, Performance; how to see where the bytes go: tools/wasm-breakdown.py.
 WASM_RELEASE_RUSTFLAGS := "-Zlocation-detail=none"
-release-wasm: deps-apt deps-rust $(WASM_SPLIT)
+release-wasm: deps-apt deps-rust wasm-bindgen-agrees $(WASM_SPLIT) $(WASM_BIND)
 	$(WASM_ENV) cargo rustc $(WASM_FLAGS) --crate-type cdylib --profile wasm-release \
 	  --config 'target.wasm32-unknown-unknown.rustflags=[$(WASM_RELEASE_RUSTFLAGS)]'
 	$(call split-and-bind,wasm-release,)

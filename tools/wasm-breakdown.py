@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the bytes of a WASM module go: sizes by section, by crate and by function.
 
-Reads the module's `name` section (keep it: build unstripped, run wasm-bindgen with
+Reads the module's `name` section (keep it: build unstripped, run .tools/bin/wasm-bind with
 --keep-debug and wasm-opt with -g), demangles Rust's legacy symbol names and attributes every
 function body's bytes to the crate its path starts with (for generic code, the crate of the
 function itself, not of the type it was instantiated with). Only the standard library: twiggy
