@@ -398,74 +398,36 @@ pub(crate) fn both(pair: &Pair, args: &[&str]) {
     pair.real.kubectl(args);
 }
 
-/// How many seeds are compared at once. A seed's comparison is mostly waiting (its control
-/// plane's readiness, the 2.5 s quiet period on both sides, kubectl's process starts: about 3 s
-/// of CPU in 5.5 s), so two streams take about half the time of one on 2 cores; each stream
-/// still starts its next control plane while the current seed settles.
-const SEED_STREAMS: usize = 2;
-
 /// Run by a lane of `k8s_lane` (each lane runs one comparison at a time).
 pub(crate) async fn generated_clusters_settle_to_the_same_matrix_as_kubernetes() {
+    let mut failures = Vec::new();
+    let mut full_node_cells = 0;
     // DIFF_SEEDS=N runs the first N seeds only (while chasing one difference).
     let seeds = std::env::var("DIFF_SEEDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
-    let streams: Vec<_> = (0..SEED_STREAMS)
-        .map(|stream| {
-            let mine: Vec<usize> = (1..=seeds)
-                .filter(|seed| seed % SEED_STREAMS == stream)
-                .collect();
-            tokio::spawn(compare_seeds(mine))
-        })
-        .collect();
-    let (mut failures, mut full_node_cells) = (Vec::new(), 0);
-    for stream in streams {
-        match stream.await {
-            Ok((failed, short)) => {
-                failures.extend(failed);
-                full_node_cells += short;
-            }
-            Err(err) => failures.push(format!("a stream of seeds: {err}")),
+    let scenario_of = |seed: usize| {
+        let mut spec = format!("nodes=14,daemonsets=8,seed={seed},rollouts=0,zones=2");
+        // Every third seed fills its untainted nodes with workload pods (§j.3, §k.3).
+        if seed % 3 == 1 {
+            spec.push_str(&format!(",workload={}", order_free_share(&spec)));
         }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    // Not a vacuous pass: the workload seeds left agents pending for room on both sides.
-    assert!(
-        full_node_cells > 0,
-        "no agent was pending for cpu or memory in {seeds} seeds"
-    );
-}
-
-/// The generated cluster of one seed, as the seeds lane compares it: (its spec, the scenario).
-fn seed_scenario(seed: usize) -> (String, Scenario) {
-    let mut spec = format!("nodes=14,daemonsets=8,seed={seed},rollouts=0,zones=2");
-    // Every third seed fills its untainted nodes with workload pods (§j.3, §k.3).
-    if seed % 3 == 1 {
-        spec.push_str(&format!(",workload={}", order_free_share(&spec)));
-    }
-    let mut scenario = generated(&spec);
-    cordon_and_break(&mut scenario, seed);
-    (spec, scenario)
-}
-
-/// Compares `seeds` one after another, each on a control plane started while the one before
-/// settled: (the seeds that failed, with why; the agents left pending for room on both sides).
-async fn compare_seeds(seeds: Vec<usize>) -> (Vec<String>, usize) {
-    let (mut failures, mut full_node_cells) = (Vec::new(), 0);
-    let mut next = seeds
-        .first()
-        .map(|&seed| start_in_background(&seed_scenario(seed).1));
-    for (i, &seed) in seeds.iter().enumerate() {
-        let (spec, scenario) = seed_scenario(seed);
-        let starting = next
+        let mut scenario = generated(&spec);
+        cordon_and_break(&mut scenario, seed);
+        (spec, scenario)
+    };
+    let mut next = (seeds >= 1).then(|| start_in_background(&scenario_of(1).1));
+    for seed in 1..=seeds {
+        let (spec, scenario) = scenario_of(seed);
+        let cluster = next
             .take()
-            .expect("a control plane was started for this seed");
-        let cluster =
-            tokio::task::block_in_place(|| starting.join()).expect("the control plane starts");
-        next = seeds
-            .get(i + 1)
-            .map(|&seed| start_in_background(&seed_scenario(seed).1));
+            .expect("a control plane was started for this seed")
+            .join()
+            .expect("the control plane starts");
+        if seed < seeds {
+            next = Some(start_in_background(&scenario_of(seed + 1).1));
+        }
         let started = Instant::now();
         let pair = load_both_on(&scenario, prepare(&scenario), cluster).await;
         let result = tokio::spawn({
@@ -490,7 +452,12 @@ async fn compare_seeds(seeds: Vec<usize>) -> (Vec<String>, usize) {
             Err(err) => failures.push(format!("seed {seed}: {err}")),
         }
     }
-    (failures, full_node_cells)
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Not a vacuous pass: the workload seeds left agents pending for room on both sides.
+    assert!(
+        full_node_cells > 0,
+        "no agent was pending for cpu or memory in {seeds} seeds"
+    );
 }
 
 /// Run by a lane of `k8s_lane` (each lane runs one comparison at a time).
