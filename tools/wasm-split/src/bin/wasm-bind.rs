@@ -17,16 +17,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The version of `wasm-bindgen-cli-support` this binary was built with: the Makefile keys its
-/// cache on it, as it keyed on `wasm-bindgen --version`.
-const VERSION: &str = "0.2.130";
-
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    if args.as_slice() == ["--version"] {
-        println!("wasm-bind (wasm-bindgen-cli-support {VERSION})");
-        return ExitCode::SUCCESS;
-    }
     let mut flag = |name: &str| match args.iter().position(|a| a == name) {
         Some(at) => {
             args.remove(at);
